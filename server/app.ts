@@ -1,0 +1,63 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import type { ChangeLog } from './db/change-log.js';
+import type { DbHandle } from './db/connection.js';
+import { rateLimited } from './shared/errors.js';
+import type { Clock } from './shared/clock.js';
+import { newId } from './shared/ids.js';
+import errorsPlugin from './plugins/errors.js';
+import authPlugin from './plugins/auth.js';
+import openapiPlugin from './plugins/openapi.js';
+import { registerModules, type Services } from './modules/index.js';
+import { pagesRoutes } from './pages.js';
+
+export interface AppDeps {
+  config: Config;
+  handle: DbHandle;
+  clock: Clock;
+  changes: ChangeLog;
+  services: Services;
+  logger?: FastifyServerOptions['logger'];
+}
+
+const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Never logged: session cookies, API keys, sync keys. */
+export const REDACT = ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'];
+
+/** Fastify with plugins and modules; does not listen (tests use inject, main.ts listens). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => newId(),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await app.register(errorsPlugin);
+  await app.register(cookie);
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => request.ip,
+    // Only mutations count (CONTRACT §4); routes that must never be limited say `config: { rateLimit: false }`.
+    allowList: (request) => !MUTATIONS.has(request.method),
+    errorResponseBuilder: (_request, context) => rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
+  });
+  await app.register(openapiPlugin);
+  await app.register(authPlugin, { auth: deps.services.auth });
+
+  await registerModules(app, deps, deps.services);
+  await app.register(pagesRoutes, { tenants: deps.services.tenants, role: config.role });
+  return app;
+}

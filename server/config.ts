@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import path from 'node:path';
+
+/**
+ * Environment → typed, validated, frozen configuration (CONTRACT §15).
+ * A bad value stops start-up with a message that names the variable.
+ */
+const boolish = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const EnvSchema = z.object({
+  ROLE: z.enum(['local', 'cloud']).default('local'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'moet beginnen met postgres:// of postgresql://')
+    .optional(),
+  CLOUD_URL: z.url().optional(),
+  SYNC_KEY: z.string().min(16).optional(),
+  RATE_LIMIT_MUTATIONS_PER_MINUTE: z.coerce.number().int().min(1).max(100000).default(60),
+  TRUST_PROXY: boolish.default(false),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'moet beginnen met redis://').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+});
+
+export type Role = 'local' | 'cloud';
+
+export interface Config {
+  role: Role;
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  cloudUrl?: string;
+  syncKey?: string;
+  rateLimitPerMinute: number;
+  trustProxy: boolean;
+  redisUrl?: string;
+  logLevel: string;
+  bodyLimit: number;
+  /** Where the SQLite file lives when no DATABASE_URL is set; ':memory:' in tests. */
+  sqliteFile: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  // Empty strings count as "not set", as shells and .env files commonly produce them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Ongeldige configuratie:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if ((e.CLOUD_URL && !e.SYNC_KEY) || (!e.CLOUD_URL && e.SYNC_KEY)) {
+    throw new ConfigError('Ongeldige configuratie:\n  CLOUD_URL en SYNC_KEY horen samen: zet beide of geen van beide.');
+  }
+  if (e.ROLE === 'cloud' && !e.DATABASE_URL) {
+    throw new ConfigError('Ongeldige configuratie:\n  ROLE=cloud heeft DATABASE_URL (PostgreSQL) nodig.');
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  return Object.freeze({
+    role: e.ROLE,
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    cloudUrl: e.CLOUD_URL,
+    syncKey: e.SYNC_KEY,
+    rateLimitPerMinute: e.RATE_LIMIT_MUTATIONS_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    bodyLimit: e.BODY_LIMIT_BYTES,
+    sqliteFile: path.join(dataDir, 'restaurant.sqlite'),
+    ...overrides,
+  });
+}

@@ -1,0 +1,128 @@
+import { EventEmitter } from 'node:events';
+import { sql } from 'kysely';
+import type { Clock } from '../shared/clock.js';
+import { newId } from '../shared/ids.js';
+import type { Db, Executor, Tx } from './connection.js';
+
+/**
+ * The one write path (ARCHITECTURE §3). Every domain write runs inside `ChangeLog.write`, which
+ * opens the transaction and lets the caller `record` what changed; the change-log rows commit or
+ * roll back with the domain rows. Consumers (live sockets, webhooks, sync) read the log after
+ * commit, in `seq` order, and never need a second write path.
+ *
+ * `seq` is per tenant and allocated with an upsert on `change_seq`, which takes that tenant's row
+ * lock until commit. Two writers of one tenant therefore commit their seqs in order, so a reader
+ * that has seen seq N can ask for `seq > N` and never skip a change that commits late (the classic
+ * PostgreSQL sequence/cursor bug).
+ */
+export interface ChangeInput {
+  entity: string;
+  entityId: string;
+  kind: string;
+  payload: unknown;
+}
+
+export interface ChangeRecord {
+  op_id: string;
+  tenant_id: string;
+  seq: number;
+  origin: string;
+  entity: string;
+  entity_id: string;
+  kind: string;
+  payload: unknown;
+  created_at: string;
+}
+
+export interface Writer {
+  trx: Tx;
+  /** The transaction's timestamp: one "now" for every row it writes. */
+  now: string;
+  nowDate: Date;
+  record(change: ChangeInput): Promise<ChangeRecord>;
+}
+
+export type ChangeLogEvents = { committed: [tenantId: string, changes: ChangeRecord[]] };
+
+export class ChangeLog extends EventEmitter<ChangeLogEvents> {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    /** This node's origin name: the appliance's device id, or 'cloud'. */
+    public readonly origin: string,
+  ) {
+    super();
+    this.setMaxListeners(50);
+  }
+
+  async write<T>(tenantId: string, fn: (w: Writer) => Promise<T>): Promise<T> {
+    const recorded: ChangeRecord[] = [];
+    const result = await this.db.transaction().execute(async (trx) => {
+      const nowDate = this.clock.now();
+      const now = nowDate.toISOString();
+      const writer: Writer = {
+        trx,
+        now,
+        nowDate,
+        record: async (change) => {
+          const row = await appendChange(trx, tenantId, this.origin, now, change);
+          recorded.push(row);
+          return row;
+        },
+      };
+      return fn(writer);
+    });
+    if (recorded.length > 0) this.emit('committed', tenantId, recorded);
+    return result;
+  }
+
+  /** Changes of one tenant after `afterSeq`, in commit order. */
+  async readSince(tenantId: string, afterSeq: number, limit = 500): Promise<ChangeRecord[]> {
+    return readChanges(this.db, tenantId, afterSeq, limit);
+  }
+
+  async lastSeq(tenantId: string): Promise<number> {
+    const row = await this.db.selectFrom('change_seq').select('last_seq').where('tenant_id', '=', tenantId).executeTakeFirst();
+    return row?.last_seq ?? 0;
+  }
+}
+
+export async function appendChange(
+  trx: Tx,
+  tenantId: string,
+  origin: string,
+  now: string,
+  change: ChangeInput,
+): Promise<ChangeRecord> {
+  const { last_seq: seq } = await trx
+    .insertInto('change_seq')
+    .values({ tenant_id: tenantId, last_seq: 1 })
+    .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_seq: sql<number>`change_seq.last_seq + 1` }))
+    .returning('last_seq')
+    .executeTakeFirstOrThrow();
+  const row = {
+    op_id: newId(),
+    tenant_id: tenantId,
+    seq: Number(seq),
+    origin,
+    entity: change.entity,
+    entity_id: change.entityId,
+    kind: change.kind,
+    payload: JSON.stringify(change.payload ?? null),
+    created_at: now,
+  };
+  await trx.insertInto('change_log').values(row).execute();
+  return { ...row, payload: change.payload ?? null };
+}
+
+export async function readChanges(db: Executor, tenantId: string, afterSeq: number, limit: number): Promise<ChangeRecord[]> {
+  const rows = await db
+    .selectFrom('change_log')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, seq: Number(r.seq), payload: JSON.parse(r.payload) as unknown }));
+}

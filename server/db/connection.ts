@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import type { Database } from './database.js';
+import { migrations } from './migrations/index.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Repositories take either: the caller owns the transaction. */
+export type Executor = Db | Tx;
+
+// bigint (int8) and numeric come back from pg as strings; every value we store fits a JS number.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export interface DbHandle {
+  db: Db;
+  dialect: Dialect;
+  /** A cheap round trip, for /health. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface OpenDbOptions {
+  databaseUrl?: string;
+  sqliteFile?: string;
+  /** PostgreSQL schema to use (tests give each app its own). */
+  pgSchema?: string;
+  pgPoolSize?: number;
+}
+
+export function openSqlite(file: string): SqliteDatabase.Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const conn = new SqliteDatabase(file);
+  if (file !== ':memory:') conn.pragma('journal_mode = WAL');
+  // FULL: in WAL mode NORMAL can lose the last commits on power loss (ARCHITECTURE §3).
+  conn.pragma('synchronous = FULL');
+  conn.pragma('foreign_keys = ON');
+  conn.pragma('busy_timeout = 5000');
+  return conn;
+}
+
+export function openDb(opts: OpenDbOptions): DbHandle {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.pgPoolSize ?? 10,
+      ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
+    });
+    // An idle client losing its connection must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: 'postgres',
+      ping: async () => {
+        try {
+          await sql`select 1`.execute(db);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      close: () => db.destroy(),
+    };
+  }
+  const file = opts.sqliteFile ?? ':memory:';
+  const conn = openSqlite(file);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => {
+      try {
+        conn.prepare('select 1').get();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Database migration failed${failed ? ` at ${failed.migrationName}` : ''}`, { cause: error });
+  }
+}

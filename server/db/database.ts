@@ -1,0 +1,91 @@
+/**
+ * Table types as Kysely sees them. Kept by hand beside the migrations (server/db/migrations):
+ * a migration that adds a column adds it here too. Both engines return the same JS types
+ * because every column is one of: text, integer (cents, counts, 0/1 booleans), bigint (parsed
+ * to number on PostgreSQL), or text holding JSON. Timestamps are ISO-8601 UTC strings.
+ */
+import type { Generated } from 'kysely';
+
+export interface TenantsTable {
+  id: string;
+  slug: string;
+  name: string;
+  /** JSON object of settings (CONTRACT §16); defaults are applied in code. */
+  settings: string;
+  /** Per-tenant salt of the deterministic PIN hash (see docs/adr/0003-pins.md). */
+  pin_salt: string;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+export interface UsersTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  role: 'admin' | 'staff';
+  email: string | null;
+  password_hash: string | null;
+  pin_hash: string | null;
+  hourly_wage_cents: number | null;
+  job: string | null;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  tenant_id: string;
+  user_id: string;
+  role: 'admin' | 'staff';
+  created_at: string;
+  last_seen_at: string;
+  ip: string | null;
+}
+
+export interface LoginFailuresTable {
+  id: string;
+  tenant_id: string;
+  ip: string;
+  created_at: string;
+}
+
+/** The change log / outbox: every domain write appends here in the same transaction. */
+export interface ChangeLogTable {
+  op_id: string;
+  tenant_id: string;
+  /** Per-tenant position, allocated under a per-tenant row lock, so it commits in order. */
+  seq: number;
+  /** Where the change was born: this appliance's device id, or 'cloud'. */
+  origin: string;
+  entity: string;
+  entity_id: string;
+  kind: string;
+  /** JSON: the entity's snapshot after the change, plus op details. */
+  payload: string;
+  created_at: string;
+}
+
+export interface ChangeSeqTable {
+  tenant_id: string;
+  last_seq: number;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  tenants: TenantsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  login_failures: LoginFailuresTable;
+  change_log: ChangeLogTable;
+  change_seq: ChangeSeqTable;
+  meta: MetaTable;
+}
+
+export type Json = string;
+export type Id = Generated<string>;

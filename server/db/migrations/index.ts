@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_foundation.js';
+
+/**
+ * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
+ * columns), so an appliance one version behind can still sync (ARCHITECTURE §4).
+ * A static list rather than a folder scan: works the same under tsx, tsc output and asar.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};
+
+export const SCHEMA_VERSION = Object.keys(migrations).length;

@@ -1,0 +1,169 @@
+import type { Db } from '../../db/connection.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError, unauthorized } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { hashPin, newToken, sha256, verifyPassword } from '../../shared/secrets.js';
+import { tenantsRepository } from '../tenants/tenants.repository.js';
+import { usersRepository } from '../users/users.repository.js';
+import type { SessionInfo } from './auth.schemas.js';
+
+export const IDLE_MS = 15 * 60_000;
+export const ABSOLUTE_MS = 8 * 60 * 60_000;
+/** Sliding is recorded at most this often per session, so reads do not each cost a write. */
+export const TOUCH_EVERY_MS = 30_000;
+export const LOCKOUT_WINDOW_MS = 15 * 60_000;
+export const LOCKOUT_MAX_FAILURES = 5;
+
+export interface AuthContext {
+  tokenHash: string;
+  tenantId: string;
+  tenantSlug: string;
+  tenantName: string;
+  userId: string;
+  userName: string;
+  userEmail: string | null;
+  role: 'admin' | 'staff';
+  createdAt: string;
+  lastSeenAt: string;
+}
+
+export function createAuthService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+
+  async function guardLockout(tenantId: string, ip: string): Promise<void> {
+    const now = clock.now().getTime();
+    const since = new Date(now - LOCKOUT_WINDOW_MS).toISOString();
+    const failures = await db
+      .selectFrom('login_failures')
+      .select('created_at')
+      .where('tenant_id', '=', tenantId)
+      .where('ip', '=', ip)
+      .where('created_at', '>', since)
+      .orderBy('created_at')
+      .execute();
+    if (failures.length >= LOCKOUT_MAX_FAILURES) {
+      const releaseAt = new Date(failures[failures.length - LOCKOUT_MAX_FAILURES]!.created_at).getTime() + LOCKOUT_WINDOW_MS;
+      const seconds = Math.max(1, Math.ceil((releaseAt - now) / 1000));
+      const minutes = Math.ceil(seconds / 60);
+      throw new AppError('RATE_LIMITED', `Te veel mislukte inlogpogingen; probeer het over ${minutes} ${minutes === 1 ? 'minuut' : 'minuten'} opnieuw.`, {
+        headers: { 'retry-after': String(seconds) },
+      });
+    }
+  }
+
+  async function recordFailure(tenantId: string, ip: string): Promise<void> {
+    await db.insertInto('login_failures').values({ id: newId(), tenant_id: tenantId, ip, created_at: clock.now().toISOString() }).execute();
+  }
+
+  async function startSession(tenantId: string, userId: string, role: 'admin' | 'staff', ip: string) {
+    const token = newToken();
+    const now = clock.now().toISOString();
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('sessions').values({ token_hash: sha256(token), tenant_id: tenantId, user_id: userId, role, created_at: now, last_seen_at: now, ip }).execute();
+      await trx.deleteFrom('login_failures').where('tenant_id', '=', tenantId).where('ip', '=', ip).execute();
+    });
+    const ctx = await authenticate(token);
+    if (!ctx) throw new Error('session vanished right after creation');
+    return { token, info: sessionInfo(ctx), ctx };
+  }
+
+  function sessionInfo(ctx: AuthContext): SessionInfo {
+    const idle = new Date(new Date(ctx.lastSeenAt).getTime() + IDLE_MS);
+    const absolute = new Date(new Date(ctx.createdAt).getTime() + ABSOLUTE_MS);
+    return {
+      tenant: { id: ctx.tenantId, slug: ctx.tenantSlug, name: ctx.tenantName },
+      user: ctx.userEmail ? { id: ctx.userId, name: ctx.userName, email: ctx.userEmail } : { id: ctx.userId, name: ctx.userName },
+      role: ctx.role,
+      expires_at: (idle < absolute ? idle : absolute).toISOString(),
+      absolute_expires_at: absolute.toISOString(),
+    };
+  }
+
+  /** Token → session, applying idle and absolute expiry and sliding the idle window. */
+  async function authenticate(token: string | undefined): Promise<AuthContext | null> {
+    if (!token || token.length > 200) return null;
+    const tokenHash = sha256(token);
+    const row = await db
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', (j) => j.onRef('u.id', '=', 's.user_id').onRef('u.tenant_id', '=', 's.tenant_id'))
+      .innerJoin('tenants as t', 't.id', 's.tenant_id')
+      .select(['s.token_hash', 's.tenant_id', 's.user_id', 's.role', 's.created_at', 's.last_seen_at', 'u.name as user_name', 'u.email as user_email', 'u.archived_at as user_archived_at', 't.slug', 't.name as tenant_name'])
+      .where('s.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    if (!row) return null;
+    const now = clock.now().getTime();
+    const lastSeen = new Date(row.last_seen_at).getTime();
+    const expired = now - lastSeen >= IDLE_MS || now - new Date(row.created_at).getTime() >= ABSOLUTE_MS || row.user_archived_at !== null;
+    if (expired) {
+      await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+      return null;
+    }
+    let lastSeenAt = row.last_seen_at;
+    if (now - lastSeen >= TOUCH_EVERY_MS) {
+      lastSeenAt = new Date(now).toISOString();
+      await db.updateTable('sessions').set({ last_seen_at: lastSeenAt }).where('token_hash', '=', tokenHash).execute();
+    }
+    return {
+      tokenHash,
+      tenantId: row.tenant_id,
+      tenantSlug: row.slug,
+      tenantName: row.tenant_name,
+      userId: row.user_id,
+      userName: row.user_name,
+      userEmail: row.user_email,
+      role: row.role,
+      createdAt: row.created_at,
+      lastSeenAt,
+    };
+  }
+
+  return {
+    authenticate,
+    sessionInfo,
+
+    async loginStaff(input: { slug: string; pin: string }, ip: string) {
+      const tenant = await tenantsRepository.findBySlug(db, input.slug);
+      if (!tenant) throw unauthorized('Onbekend restaurant of onjuiste pincode.');
+      await guardLockout(tenant.id, ip);
+      const user = await usersRepository.findByPinHash(db, tenant.id, await hashPin(input.pin, tenant.pin_salt));
+      if (!user) {
+        await recordFailure(tenant.id, ip);
+        throw unauthorized('Onbekend restaurant of onjuiste pincode.');
+      }
+      return startSession(tenant.id, user.id, user.role, ip);
+    },
+
+    async loginAdmin(input: { slug: string; email: string; password: string }, ip: string) {
+      const tenant = await tenantsRepository.findBySlug(db, input.slug);
+      const fail = () => unauthorized('Onjuist e-mailadres of wachtwoord.');
+      if (!tenant) {
+        await verifyPassword(input.password, null);
+        throw fail();
+      }
+      await guardLockout(tenant.id, ip);
+      const user = await usersRepository.findByEmail(db, tenant.id, input.email.toLowerCase());
+      const ok = await verifyPassword(input.password, user?.role === 'admin' ? user.password_hash : null);
+      if (!user || user.role !== 'admin' || !ok) {
+        await recordFailure(tenant.id, ip);
+        throw fail();
+      }
+      return startSession(tenant.id, user.id, 'admin', ip);
+    },
+
+    async logout(tokenHash: string): Promise<void> {
+      await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+    },
+
+    /** Housekeeping job: drop sessions and login failures that can no longer matter. */
+    async purgeExpired(): Promise<number> {
+      const now = clock.now().getTime();
+      const idleCut = new Date(now - IDLE_MS).toISOString();
+      const absCut = new Date(now - ABSOLUTE_MS).toISOString();
+      const r = await db.deleteFrom('sessions').where((eb) => eb.or([eb('last_seen_at', '<', idleCut), eb('created_at', '<', absCut)])).executeTakeFirst();
+      await db.deleteFrom('login_failures').where('created_at', '<', new Date(now - LOCKOUT_WINDOW_MS).toISOString()).execute();
+      return Number(r.numDeletedRows);
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { DbHandle } from '../../db/connection.js';
+import { SCHEMA_VERSION } from '../../db/migrations/index.js';
+import type { Role } from '../../config.js';
+import { VERSION } from '../../version.js';
+
+const Health = z
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    role: z.enum(['local', 'cloud']),
+    version: z.string(),
+    schema_version: z.number().int(),
+    database: z.object({ dialect: z.enum(['sqlite', 'postgres']), reachable: z.boolean() }),
+  })
+  .meta({ id: 'Health' });
+
+export const healthRoutes: FastifyPluginAsyncZod<{ db: DbHandle; role: Role }> = async (app, { db, role }) => {
+  app.get(
+    '/health',
+    { schema: { tags: ['Systeem'], summary: 'Liveness and readiness: role, version, database reachable', response: { 200: Health, 503: Health } } },
+    async (_request, reply) => {
+      const reachable = await db.ping();
+      const body = {
+        status: reachable ? ('ok' as const) : ('degraded' as const),
+        role,
+        version: VERSION,
+        schema_version: SCHEMA_VERSION,
+        database: { dialect: db.dialect, reachable },
+      };
+      return reply.code(reachable ? 200 : 503).send(body);
+    },
+  );
+};

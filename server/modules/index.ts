@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { ChangeLog } from '../db/change-log.js';
+import type { DbHandle } from '../db/connection.js';
+import type { Clock } from '../shared/clock.js';
+import { authRoutes } from './auth/auth.routes.js';
+import { createAuthService } from './auth/auth.service.js';
+import { healthRoutes } from './health/health.routes.js';
+import { tenantsRoutes } from './tenants/tenants.routes.js';
+import { createTenantsService } from './tenants/tenants.service.js';
+import { usersRoutes } from './users/users.routes.js';
+import { createUsersService } from './users/users.service.js';
+
+export interface CoreDeps {
+  config: Config;
+  handle: DbHandle;
+  clock: Clock;
+  changes: ChangeLog;
+}
+
+/** Composition root: every service built once, wired to the ones it may call. */
+export function createServices(deps: CoreDeps) {
+  const { handle, clock, changes } = deps;
+  const db = handle.db;
+  const users = createUsersService({ db, changes });
+  const tenants = createTenantsService({ db, changes, users });
+  const auth = createAuthService({ db, clock });
+  return { users, tenants, auth };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+/** Registers every module's routes under /api/v1. */
+export async function registerModules(app: FastifyInstance, deps: CoreDeps, services: Services): Promise<void> {
+  await app.register(
+    async (api) => {
+      await api.register(healthRoutes, { db: deps.handle, role: deps.config.role });
+      await api.register(authRoutes, { auth: services.auth });
+      await api.register(tenantsRoutes, { tenants: services.tenants, role: deps.config.role });
+      await api.register(usersRoutes, { users: services.users });
+    },
+    { prefix: '/api/v1' },
+  );
+}

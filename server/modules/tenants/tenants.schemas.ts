@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import '../../shared/validation.js';
+
+const Hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'moet een tijd zijn als UU:MM.' });
+const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
+export const OpeningHours = z.partialRecord(Weekday, z.array(z.tuple([Hhmm, Hhmm])).max(4));
+
+const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Tenant settings (CONTRACT §16), each with its default. */
+export const SettingsValues = z.object({
+  timezone: z.string().refine(isTimeZone, { message: 'moet een geldige tijdzone zijn, bijvoorbeeld Europe/Amsterdam.' }),
+  haccp_margin: z.number().min(0).max(20),
+  loyalty_points_per_euro: z.number().int().min(0).max(100),
+  loyalty_offline_allowance: z.number().int().min(0).max(1_000_000),
+  opening_hours: OpeningHours,
+  slot_minutes: z.number().int().min(5).max(240),
+  seating_minutes: z.number().int().min(15).max(600),
+  max_party_size: z.number().int().min(1).max(100),
+  pause_public_orders_after_minutes: z.number().int().min(1).max(1440).nullable(),
+});
+export type SettingsValues = z.infer<typeof SettingsValues>;
+
+export const DEFAULT_SETTINGS: SettingsValues = {
+  timezone: 'Europe/Amsterdam',
+  haccp_margin: 2.0,
+  loyalty_points_per_euro: 1,
+  loyalty_offline_allowance: 500,
+  opening_hours: {
+    tue: [['17:00', '22:00']],
+    wed: [['17:00', '22:00']],
+    thu: [['17:00', '22:00']],
+    fri: [['12:00', '14:30'], ['17:00', '23:00']],
+    sat: [['12:00', '14:30'], ['17:00', '23:00']],
+    sun: [['12:00', '21:00']],
+  },
+  slot_minutes: 30,
+  seating_minutes: 90,
+  max_party_size: 8,
+  pause_public_orders_after_minutes: null,
+};
+
+export const Settings = SettingsValues.extend({ name: z.string() }).meta({ id: 'Settings' });
+export type Settings = z.infer<typeof Settings>;
+
+export const SettingsPatch = SettingsValues.partial()
+  .extend({ name: z.string().trim().min(1).max(120).optional() })
+  .strict();
+export type SettingsPatch = z.infer<typeof SettingsPatch>;
+
+export const Slug = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/, { message: 'mag alleen kleine letters, cijfers en streepjes bevatten (2 tot 48 tekens).' })
+  .min(2);
+
+export const Password = z.string().min(10, { message: 'moet minimaal 10 tekens lang zijn.' }).max(200);
+
+export const SetupBody = z
+  .object({
+    slug: Slug,
+    name: z.string().trim().min(1).max(120),
+    admin_name: z.string().trim().min(1).max(120).optional(),
+    admin_email: z.email(),
+    admin_password: Password,
+    timezone: SettingsValues.shape.timezone.optional(),
+  })
+  .strict();
+export type SetupBody = z.infer<typeof SetupBody>;
+
+export const TenantInfo = z.object({ id: z.string(), slug: z.string(), name: z.string() }).meta({ id: 'TenantInfo' });

@@ -1,0 +1,116 @@
+import type { ChangeLog } from '../../db/change-log.js';
+import type { Db } from '../../db/connection.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { conflict, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { newSalt } from '../../shared/secrets.js';
+import type { UsersService } from '../users/users.service.js';
+import type { User } from '../users/users.schemas.js';
+import { tenantsRepository, type TenantRow } from './tenants.repository.js';
+import {
+  DEFAULT_SETTINGS,
+  SettingsValues,
+  SetupBody,
+  type Settings,
+  type SettingsPatch,
+  type SetupBody as SetupInput,
+} from './tenants.schemas.js';
+
+export interface TenantInfo {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+export const toTenantInfo = (t: TenantRow): TenantInfo => ({ id: t.id, slug: t.slug, name: t.name });
+
+/** Stored settings merged over the defaults; unknown stored keys (from a newer peer) are kept but not shown. */
+export function settingsOf(t: TenantRow): Settings {
+  const stored = JSON.parse(t.settings || '{}') as Record<string, unknown>;
+  const merged = { ...DEFAULT_SETTINGS } as Record<string, unknown>;
+  for (const key of Object.keys(DEFAULT_SETTINGS)) {
+    if (key in stored) {
+      const ok = SettingsValues.shape[key as keyof SettingsValues].safeParse(stored[key]);
+      if (ok.success) merged[key] = ok.data;
+    }
+  }
+  return { name: t.name, ...(merged as SettingsValues) };
+}
+
+const slugTaken = () => conflict('Deze restaurantnaam (slug) is al in gebruik.');
+
+export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: UsersService }) {
+  const { db, changes, users } = deps;
+
+  return {
+    async bySlug(slug: string): Promise<TenantRow | undefined> {
+      return tenantsRepository.findBySlug(db, slug);
+    },
+
+    async byId(id: string): Promise<TenantRow | undefined> {
+      return tenantsRepository.findById(db, id);
+    },
+
+    async count(): Promise<number> {
+      return tenantsRepository.count(db);
+    },
+
+    /** A new restaurant with its first admin, in one transaction. */
+    async create(raw: SetupInput): Promise<{ tenant: TenantInfo; admin: User }> {
+      const input = SetupBody.parse(raw);
+      if (await tenantsRepository.findBySlug(db, input.slug)) throw slugTaken();
+      const id = newId();
+      const pinSalt = newSalt();
+      const prepared = await users.prepare(id, pinSalt, {
+        name: input.admin_name ?? 'Beheerder',
+        role: 'admin',
+        email: input.admin_email,
+        password: input.admin_password,
+      });
+      try {
+        return await changes.write(id, async (w) => {
+          const settings = input.timezone ? { timezone: input.timezone } : {};
+          const row: TenantRow = {
+            id,
+            slug: input.slug,
+            name: input.name,
+            settings: JSON.stringify(settings),
+            pin_salt: pinSalt,
+            created_at: w.now,
+            updated_at: w.now,
+            archived_at: null,
+          };
+          await tenantsRepository.insert(w.trx, row);
+          await w.record({ entity: 'tenant', entityId: id, kind: 'tenant.created', payload: { ...toTenantInfo(row), pin_salt: pinSalt, settings } });
+          const admin = await users.insertInTx(w, prepared);
+          return { tenant: toTenantInfo(row), admin };
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw slugTaken();
+        throw err;
+      }
+    },
+
+    async getSettings(tenantId: string): Promise<Settings> {
+      const t = await tenantsRepository.findById(db, tenantId);
+      if (!t) throw notFound('Restaurant');
+      return settingsOf(t);
+    },
+
+    /** Field-wise patch; the change log carries only the fields that changed (last-writer-wins per field). */
+    async patchSettings(tenantId: string, patch: SettingsPatch): Promise<Settings> {
+      return changes.write(tenantId, async (w) => {
+        const t = await tenantsRepository.findById(w.trx, tenantId);
+        if (!t) throw notFound('Restaurant');
+        const { name, ...values } = patch;
+        const stored = { ...(JSON.parse(t.settings || '{}') as Record<string, unknown>), ...values };
+        const next: TenantRow = { ...t, name: name ?? t.name, settings: JSON.stringify(stored), updated_at: w.now };
+        await tenantsRepository.update(w.trx, tenantId, { name: next.name, settings: next.settings, updated_at: w.now });
+        await w.record({ entity: 'tenant', entityId: tenantId, kind: 'settings.updated', payload: { fields: patch, settings: settingsOf(next) } });
+        return settingsOf(next);
+      });
+    },
+  };
+}
+
+export type TenantsService = ReturnType<typeof createTenantsService>;

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError, forbidden, unauthorized } from '../shared/errors.js';
+import type { AuthContext, AuthService } from '../modules/auth/auth.service.js';
+import { ABSOLUTE_MS } from '../modules/auth/auth.service.js';
+
+export const SESSION_COOKIE = 'ck_token';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+  interface FastifyInstance {
+    /** preHandler: any logged-in user (role admin or staff). */
+    requireSession: preHandlerAsyncHookHandler;
+    /** preHandler: a logged-in admin. */
+    requireAdmin: preHandlerAsyncHookHandler;
+    setSessionCookie(reply: FastifyReply, token: string, request: FastifyRequest): void;
+    clearSessionCookie(reply: FastifyReply): void;
+  }
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+async function authPlugin(app: FastifyInstance, opts: { auth: AuthService }): Promise<void> {
+  app.decorateRequest('auth', null);
+
+  async function resolve(request: FastifyRequest): Promise<AuthContext> {
+    if (request.auth) return request.auth;
+    const ctx = await opts.auth.authenticate(request.cookies[SESSION_COOKIE]);
+    if (!ctx) throw unauthorized();
+    // A cookie-authenticated mutation must be JSON (or multipart where uploads are allowed):
+    // a cross-site HTML form cannot send either, so forms from other sites are kept out.
+    if (MUTATING.has(request.method)) {
+      const type = (request.headers['content-type'] ?? '').toLowerCase();
+      if (type && !type.startsWith('application/json') && !type.startsWith('multipart/form-data')) {
+        throw new AppError('VALIDATION', 'Ongeldige invoer: stuur de gegevens als JSON (Content-Type: application/json).');
+      }
+    }
+    request.auth = ctx;
+    return ctx;
+  }
+
+  app.decorate('requireSession', async (request: FastifyRequest) => {
+    await resolve(request);
+  });
+  app.decorate('requireAdmin', async (request: FastifyRequest) => {
+    const ctx = await resolve(request);
+    if (ctx.role !== 'admin') throw forbidden();
+  });
+  app.decorate('setSessionCookie', (reply: FastifyReply, token: string, request: FastifyRequest) => {
+    reply.setCookie(SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: request.protocol === 'https',
+      maxAge: Math.floor(ABSOLUTE_MS / 1000),
+    });
+  });
+  app.decorate('clearSessionCookie', (reply: FastifyReply) => {
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  });
+}
+
+export default fp(authPlugin, { name: 'auth', dependencies: ['@fastify/cookie'] });
+
+/** The session of a route behind requireSession/requireAdmin. */
+export function sessionOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw unauthorized();
+  return request.auth;
+}

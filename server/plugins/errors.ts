@@ -1,0 +1,74 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AppError, internal, isAppError, type ErrorBody } from '../shared/errors.js';
+import { describeIssues, summarise } from '../shared/validation.js';
+
+const WHERE_NL: Record<string, string> = { body: '', querystring: '', params: '', headers: 'header ' };
+
+/** Fastify's own errors (parsing, limits, routing) as catalogue errors. */
+function fromFrameworkError(err: FastifyError): AppError | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('VALIDATION', 'Ongeldige invoer: de body is geen geldige JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('VALIDATION', 'De invoer is te groot.', { status: 413 });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('VALIDATION', 'Ongeldige invoer: stuur de gegevens als JSON (Content-Type: application/json).');
+    case 'FST_ERR_VALIDATION':
+      return new AppError('VALIDATION', 'Ongeldige invoer.');
+    default:
+      break;
+  }
+  if (err.statusCode === 413) return new AppError('VALIDATION', 'De invoer is te groot.', { status: 413 });
+  if (err.statusCode === 404) return new AppError('NOT_FOUND', 'Deze pagina of functie bestaat niet.');
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return new AppError('VALIDATION', 'Ongeldig verzoek.', { status: 400 });
+  }
+  return undefined;
+}
+
+export function toAppError(err: unknown): AppError | undefined {
+  if (isAppError(err)) return err;
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const context = (err as { validationContext?: string }).validationContext ?? 'body';
+    const details = describeIssues(
+      err.validation.map((v) => ({
+        path: v.instancePath.split('/').filter(Boolean),
+        message: v.message ?? 'is ongeldig.',
+        code: v.keyword,
+        keys: (v.params as { keys?: string[] }).keys,
+      })),
+    ).map((d) => (WHERE_NL[context] ? { ...d, error: `${WHERE_NL[context]}${d.error}` } : d));
+    return new AppError('VALIDATION', summarise(details), { details });
+  }
+  if (err && typeof err === 'object' && 'code' in err && typeof (err as FastifyError).code === 'string') {
+    return fromFrameworkError(err as FastifyError);
+  }
+  return undefined;
+}
+
+async function errorsPlugin(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    let appError = toAppError(err);
+    if (!appError || appError.code === 'INTERNAL') {
+      // A bug or an outage: log everything, tell the client nothing internal.
+      request.log.error({ err }, isResponseSerializationError(err) ? 'response did not match its schema' : 'unhandled error');
+      appError = internal();
+    } else if (appError.statusCode >= 500) {
+      request.log.error({ err }, 'server error');
+    }
+    if (appError.headers) reply.headers(appError.headers);
+    const body: ErrorBody = appError.toBody();
+    return reply.code(appError.statusCode).type('application/json; charset=utf-8').send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const body: ErrorBody = { error: 'Deze pagina of functie bestaat niet.', code: 'NOT_FOUND' };
+    return reply.code(404).type('application/json; charset=utf-8').send(body);
+  });
+}
+
+export default fp(errorsPlugin, { name: 'errors' });

@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import { buildApp, REDACT } from './app.js';
+import { ChangeLog } from './db/change-log.js';
+import { migrateToLatest, openDb, type DbHandle, type OpenDbOptions } from './db/connection.js';
+import { originName } from './db/meta.js';
+import { createServices, type Services } from './modules/index.js';
+import { systemClock, type Clock } from './shared/clock.js';
+
+export interface Runtime {
+  config: Config;
+  handle: DbHandle;
+  clock: Clock;
+  changes: ChangeLog;
+  services: Services;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  if (config.logLevel === 'silent') return false;
+  return { level: config.logLevel, redact: { paths: REDACT, censor: '[verborgen]' } };
+}
+
+/** config → db → migrate → services → app: the start-up order of ARCHITECTURE §2, shared by main, CLI and tests. */
+export async function createRuntime(
+  config: Config,
+  opts: { clock?: Clock; logger?: FastifyServerOptions['logger']; db?: OpenDbOptions; handle?: DbHandle } = {},
+): Promise<Runtime> {
+  const handle = opts.handle ?? openDb(opts.db ?? { databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
+  try {
+    await migrateToLatest(handle.db);
+    const clock = opts.clock ?? systemClock;
+    const changes = new ChangeLog(handle.db, clock, await originName(handle.db, config.role));
+    const deps = { config, handle, clock, changes };
+    const services = createServices(deps);
+    const app = await buildApp({ ...deps, services, logger: opts.logger ?? false });
+    let closed = false;
+    return {
+      ...deps,
+      services,
+      app,
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await app.close();
+        await handle.close();
+      },
+    };
+  } catch (err) {
+    await handle.close().catch(() => {});
+    throw err;
+  }
+}

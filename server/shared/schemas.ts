@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import './validation.js';
+
+/** zod atoms shared by every module: the contract's conventions in one place (CONTRACT §1). */
+export const Id = z.uuid();
+export const IsoDateTime = z.string();
+export const Cents = z.number().int().min(0).max(100_000_000);
+
+export const ErrorResponse = z
+  .object({
+    error: z.string(),
+    code: z.enum(['VALIDATION', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'INTERNAL']),
+    details: z.array(z.object({ field: z.string(), error: z.string() })).optional(),
+  })
+  .meta({ id: 'Error', description: 'Every error: a Dutch message and a code (CONTRACT §2).' });
+
+/** Query integers arrive as strings; out-of-range or non-numeric is VALIDATION, never clamped. */
+const queryInt = (min: number, max: number, dflt: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: 'moet een geheel getal zijn.' })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((v) => v ?? dflt);
+
+export const Limit = queryInt(1, 200, 50);
+export const Offset = queryInt(0, 1_000_000_000, 0);
+export const Days = (dflt = 30, max = 365) => queryInt(1, max, dflt);
+export const Lookback = queryInt(1, 365, 28);
+export const LeadDays = queryInt(0, 60, 2);
+
+export const Pagination = z.object({ limit: Limit, offset: Offset });
+
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+/** Standard error responses for the OpenAPI description. */
+export const errors = (...codes: Array<400 | 401 | 403 | 404 | 409 | 413 | 429>) =>
+  Object.fromEntries(codes.map((c) => [c, ErrorResponse])) as Record<number, typeof ErrorResponse>;

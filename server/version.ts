@@ -1,0 +1,4 @@
+import fs from 'node:fs';
+
+const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+export const VERSION: string = pkg.version;

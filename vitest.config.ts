@@ -1,0 +1,50 @@
+import { defineConfig } from 'vitest/config';
+import pg from 'pg';
+
+/**
+ * Two lanes over the same suites (ARCHITECTURE §7): `sqlite` always, `postgres` against a real
+ * server from TEST_DATABASE_URL (default: the local one). Without a reachable server the
+ * PostgreSQL lane is reported as skipped, loudly; under CI=true that is a failure instead.
+ */
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function pgReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export default defineConfig(async () => {
+  const reachable = await pgReachable();
+  if (!reachable) {
+    const banner = `\n${'!'.repeat(78)}\n!! PostgreSQL is NOT reachable at ${PG_URL}\n!! The PostgreSQL half of the suite is SKIPPED. Start PostgreSQL or set TEST_DATABASE_URL.\n${'!'.repeat(78)}\n`;
+    if (process.env.CI) throw new Error(`${banner}CI requires the PostgreSQL lane.`);
+    console.warn(banner);
+  }
+  const shared = {
+    environment: 'node' as const,
+    setupFiles: ['test/setup.ts'],
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/pg-unavailable.test.ts', 'test/e2e/**'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  };
+  return {
+    test: {
+      env: { TZ: 'UTC' },
+      projects: [
+        { test: { ...shared, name: 'sqlite', env: { TZ: 'UTC', TEST_DB: 'sqlite' } } },
+        reachable
+          ? { test: { ...shared, name: 'postgres', env: { TZ: 'UTC', TEST_DB: 'postgres', TEST_DATABASE_URL: PG_URL } } }
+          : { test: { ...shared, name: 'postgres', include: ['test/pg-unavailable.test.ts'], exclude: [], env: { PG_URL } } },
+      ],
+    },
+  };
+});
