@@ -77,6 +77,92 @@ export interface MetaTable {
   value: string;
 }
 
+export interface CategoriesTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  position: number;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+export interface ProductsTable {
+  id: string;
+  tenant_id: string;
+  category_id: string | null;
+  name: string;
+  description: string | null;
+  price_cents: number;
+  cost_cents: number | null;
+  vat_rate: number | null;
+  unit: string | null;
+  min_level: number | null;
+  /** 0/1 */
+  available: number;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+export type OrderStatus = 'new' | 'accepted' | 'preparing' | 'ready' | 'delivering' | 'completed' | 'cancelled';
+export type OrderSource = 'pos' | 'web' | 'external';
+
+export interface OrdersTable {
+  id: string;
+  tenant_id: string;
+  number: string;
+  /** Calendar date (tenant time zone) the number belongs to. */
+  business_day: string;
+  /** Change-log origin that created the order (device id or 'cloud'). */
+  origin: string;
+  status: OrderStatus;
+  source: OrderSource;
+  table_id: string | null;
+  customer_name: string | null;
+  customer_phone: string | null;
+  notes: string | null;
+  total_cents: number;
+  payment_status: 'open' | 'paid';
+  idempotency_key: string | null;
+  /** sha256 of the creating request body, to tell a repeat from a different request with the same key. */
+  request_hash: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrderItemsTable {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  position: number;
+  product_id: string;
+  name: string;
+  quantity: number;
+  unit_price_cents: number;
+  total_cents: number;
+  notes: string | null;
+}
+
+export interface OrderStatusHistoryTable {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  from_status: OrderStatus | null;
+  to_status: OrderStatus;
+  user_id: string | null;
+  source: string;
+  created_at: string;
+}
+
+export interface OrderCountersTable {
+  tenant_id: string;
+  prefix: string;
+  business_day: string;
+  last: number;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -85,6 +171,12 @@ export interface Database {
   change_log: ChangeLogTable;
   change_seq: ChangeSeqTable;
   meta: MetaTable;
+  categories: CategoriesTable;
+  products: ProductsTable;
+  orders: OrdersTable;
+  order_items: OrderItemsTable;
+  order_status_history: OrderStatusHistoryTable;
+  order_counters: OrderCountersTable;
 }
 
 export type Json = string;

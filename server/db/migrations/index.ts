@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.js';
+import * as m0002 from './0002_menu_orders.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -8,6 +9,7 @@ import * as m0001 from './0001_foundation.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_menu_orders': m0002,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;
