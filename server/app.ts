@@ -11,6 +11,7 @@ import { newId } from './shared/ids.js';
 import errorsPlugin from './plugins/errors.js';
 import authPlugin from './plugins/auth.js';
 import openapiPlugin from './plugins/openapi.js';
+import realtimePlugin from './plugins/realtime.js';
 import { registerModules, type Services } from './modules/index.js';
 import { pagesRoutes } from './pages.js';
 
@@ -40,6 +41,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  // An empty body sent with Content-Type: application/json is "no body" (many HTTP clients set the
+  // header on every request, also on DELETE). Fastify's default answers FST_ERR_CTP_EMPTY_JSON_BODY;
+  // routes that need a body still reject `undefined` through their schema, with a named field.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined);
+    return parseJson(request, body as string, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -56,6 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(openapiPlugin);
   await app.register(authPlugin, { auth: deps.services.auth });
+  await app.register(realtimePlugin, { auth: deps.services.auth, changes: deps.changes, db: deps.handle.db });
 
   await registerModules(app, deps, deps.services);
   await app.register(pagesRoutes, { tenants: deps.services.tenants, role: config.role });
