@@ -8,6 +8,7 @@ import type { DbHandle } from './db/connection.js';
 import { rateLimited } from './shared/errors.js';
 import type { Clock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
+import { MUTATING_METHODS } from './shared/rate-limit.js';
 import errorsPlugin from './plugins/errors.js';
 import authPlugin from './plugins/auth.js';
 import openapiPlugin from './plugins/openapi.js';
@@ -24,7 +25,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
 }
 
-const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+export { RATE_LIMIT_EXEMPT } from './shared/rate-limit.js';
 
 /** Never logged: session cookies, API keys, sync keys. */
 export const REDACT = ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'];
@@ -34,7 +35,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: deps.logger ?? false,
-    trustProxy: config.trustProxy,
+    // TRUST_PROXY=1: one load balancer in front, which appends the client's address to
+    // X-Forwarded-For. Trust exactly that hop: the addresses before it are whatever the client
+    // wrote, and trusting them would let anyone pick a fresh IP (and rate-limit budget) per request.
+    trustProxy: config.trustProxy ? (_address: string, hop: number) => hop < 1 : false,
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => newId(),
@@ -59,8 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
     keyGenerator: (request) => request.ip,
-    // Only mutations count (CONTRACT §4); routes that must never be limited say `config: { rateLimit: false }`.
-    allowList: (request) => !MUTATIONS.has(request.method),
+    // Only mutations count (CONTRACT §4); exempt routes spread RATE_LIMIT_EXEMPT into their config.
+    allowList: (request) => !MUTATING_METHODS.has(request.method),
     errorResponseBuilder: (_request, context) => rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
   await app.register(openapiPlugin);
