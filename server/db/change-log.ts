@@ -72,8 +72,27 @@ export class ChangeLog extends EventEmitter<ChangeLogEvents> {
       };
       return fn(writer);
     });
-    if (recorded.length > 0) this.emit('committed', tenantId, recorded);
+    if (recorded.length > 0) this.notifyCommitted(tenantId, recorded);
     return result;
+  }
+
+  /** Where a failing 'committed' listener is reported (the app may point this at its logger). */
+  onListenerError: (err: unknown) => void = (err) => console.error('change-log: a committed listener failed', err);
+
+  /**
+   * Tells each 'committed' listener on its own. The write has committed by now, so a listener that
+   * fails (socket fan-out, webhook queue) must neither turn it into an error for the caller, who
+   * would then retry a write that happened, nor keep the other listeners from hearing of it.
+   */
+  private notifyCommitted(tenantId: string, changes: ChangeRecord[]): void {
+    for (const listener of this.rawListeners('committed') as Array<(...args: ChangeLogEvents['committed']) => unknown>) {
+      try {
+        const result = listener.call(this, tenantId, changes);
+        if (result instanceof Promise) result.catch((err: unknown) => this.onListenerError(err));
+      } catch (err) {
+        this.onListenerError(err);
+      }
+    }
   }
 
   /** Changes of one tenant after `afterSeq`, in commit order. */
