@@ -1,21 +1,49 @@
+import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createRuntime, loggerOptions } from './runtime.js';
+import { createRuntime, loggerOptions, type Runtime } from './runtime.js';
+
+export interface StartOptions {
+  /**
+   * Install SIGTERM/SIGINT (and fatal error) handlers that drain and exit the process. On by default
+   * for `npm start`; the desktop shell turns it off and closes the runtime itself when it quits.
+   */
+  handleSignals?: boolean;
+}
+
+export interface Started extends Runtime {
+  /** Where the server listens, e.g. http://127.0.0.1:8080/ (the real port when PORT=0). */
+  url: string;
+}
 
 /** The only file that listens: config → db → migrate → buildApp → listen → jobs. */
-export async function start(config: Config) {
+export async function start(config: Config, opts: StartOptions = {}): Promise<Started> {
   const runtime = await createRuntime(config, { logger: loggerOptions(config) });
   const { app } = runtime;
-  await app.listen({ port: config.port, host: config.host });
-  app.log.info({ role: config.role, dialect: runtime.handle.dialect }, 'restaurant service ready');
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // e.g. EADDRINUSE: do not leave the database open behind a server that never listened.
+    await runtime.close().catch(() => {});
+    throw err;
+  }
+  const address = app.server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/`;
+  app.log.info({ role: config.role, dialect: runtime.handle.dialect, url }, 'restaurant service ready');
+  // Sync last, once the appliance serves its own staff (no-op without CLOUD_URL and SYNC_KEY).
+  runtime.sync?.start();
 
-  // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (Fastify's close drains them), close the database.
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'fatal error, shutting down');
-    else app.log.info({ signal }, 'shutting down');
-    await runtime.close();
-  });
-  return runtime;
+  if (opts.handleSignals !== false) {
+    // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (Fastify's close drains them),
+    // close the database, exit 0. A second signal or the 10 s limit exits 1.
+    closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => app.log.error(m) } }, async ({ signal, err }) => {
+      if (err) app.log.error({ err }, 'fatal error, shutting down');
+      else app.log.info({ signal }, 'shutting down');
+      await runtime.close();
+    });
+  }
+  return Object.assign(runtime, { url });
 }
 
 const isEntry = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('server/main.ts');
@@ -31,7 +59,16 @@ if (isEntry) {
     throw err;
   }
   start(config).catch((err: unknown) => {
-    console.error('Start mislukt:', err instanceof Error ? err.message : err);
+    const code = (err as { code?: string } | null)?.code;
+    const reason =
+      code === 'EADDRINUSE'
+        ? `poort ${config.port} is al in gebruik (kies een andere met PORT).`
+        : code === 'EACCES'
+          ? `geen toegang (poort ${config.port} of DATA_DIR ${config.dataDir}).`
+          : err instanceof Error
+            ? err.message
+            : String(err);
+    console.error(`Start mislukt: ${reason}`);
     process.exit(1);
   });
 }

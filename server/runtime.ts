@@ -6,6 +6,7 @@ import { migrateToLatest, openDb, type DbHandle, type OpenDbOptions } from './db
 import { originName } from './db/meta.js';
 import { createServices, type Services } from './modules/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import { createSyncWorker, type SyncWorker } from '../sync/worker.js';
 
 export interface Runtime {
   config: Config;
@@ -14,6 +15,8 @@ export interface Runtime {
   changes: ChangeLog;
   services: Services;
   app: FastifyInstance;
+  /** The appliance's sync worker when CLOUD_URL and SYNC_KEY are set (main starts it); null otherwise. */
+  sync: SyncWorker | null;
   close(): Promise<void>;
 }
 
@@ -35,14 +38,17 @@ export async function createRuntime(
     const deps = { config, handle, clock, changes };
     const services = createServices(deps);
     const app = await buildApp({ ...deps, services, logger: opts.logger ?? false });
+    const sync = createSyncWorker({ ...deps, board: services.sync.board, log: (msg, extra) => app.log.info(extra ?? {}, msg) });
     let closed = false;
     return {
       ...deps,
       services,
       app,
+      sync,
       close: async () => {
         if (closed) return;
         closed = true;
+        await sync?.stop();
         await app.close();
         await handle.close();
       },

@@ -20,6 +20,13 @@ export interface ChangeInput {
   entityId: string;
   kind: string;
   payload: unknown;
+  /**
+   * Sync only (sync/): a change replicated from another node keeps its original identity. Domain
+   * code never sets these; the defaults are a new op id, this node's origin and the write's `now`.
+   */
+  opId?: string;
+  origin?: string;
+  createdAt?: string;
 }
 
 export interface ChangeRecord {
@@ -49,10 +56,23 @@ export class ChangeLog extends EventEmitter<ChangeLogEvents> {
     private readonly db: Db,
     private readonly clock: Clock,
     /** This node's origin name: the appliance's device id, or 'cloud'. */
-    public readonly origin: string,
+    private _origin: string,
   ) {
     super();
     this.setMaxListeners(50);
+  }
+
+  get origin(): string {
+    return this._origin;
+  }
+
+  /**
+   * Sync bootstrap only: an empty appliance adopts the device id the cloud registered for it, so
+   * its changes carry that id as their origin on both sides (sync/engine.ts; meta 'device_id' is
+   * updated in the same step).
+   */
+  setOrigin(origin: string): void {
+    this._origin = origin;
   }
 
   async write<T>(tenantId: string, fn: (w: Writer) => Promise<T>): Promise<T> {
@@ -120,15 +140,15 @@ export async function appendChange(
     .returning('last_seq')
     .executeTakeFirstOrThrow();
   const row = {
-    op_id: newId(),
+    op_id: change.opId ?? newId(),
     tenant_id: tenantId,
     seq: Number(seq),
-    origin,
+    origin: change.origin ?? origin,
     entity: change.entity,
     entity_id: change.entityId,
     kind: change.kind,
     payload: JSON.stringify(change.payload ?? null),
-    created_at: now,
+    created_at: change.createdAt ?? now,
   };
   await trx.insertInto('change_log').values(row).execute();
   return { ...row, payload: change.payload ?? null };

@@ -9,6 +9,8 @@ import { healthRoutes } from './health/health.routes.js';
 import { tenantsRoutes } from './tenants/tenants.routes.js';
 import { createTenantsService } from './tenants/tenants.service.js';
 import { usersRoutes } from './users/users.routes.js';
+import { syncRoutes } from '../../sync/routes.js';
+import { createSyncService } from '../../sync/service.js';
 import { createUsersService } from './users/users.service.js';
 
 export interface CoreDeps {
@@ -25,7 +27,8 @@ export function createServices(deps: CoreDeps) {
   const users = createUsersService({ db, changes });
   const tenants = createTenantsService({ db, changes, users });
   const auth = createAuthService({ db, clock });
-  return { users, tenants, auth };
+  const sync = createSyncService(deps);
+  return { users, tenants, auth, sync };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -38,6 +41,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(authRoutes, { auth: services.auth });
       await api.register(tenantsRoutes, { tenants: services.tenants, role: deps.config.role });
       await api.register(usersRoutes, { users: services.users });
+      await api.register(syncRoutes, { sync: services.sync, role: deps.config.role });
     },
     { prefix: '/api/v1' },
   );

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_menu_orders.js';
+import * as m0003 from './0003_sync.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -10,6 +11,7 @@ import * as m0002 from './0002_menu_orders.js';
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_menu_orders': m0002,
+  '0003_sync': m0003,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

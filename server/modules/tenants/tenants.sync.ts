@@ -1,0 +1,58 @@
+import type { TenantsTable } from '../../db/database.js';
+import { RejectOp, type EntityDescriptor } from '../../../sync/types.js';
+import { settingsOf } from './tenants.service.js';
+
+/**
+ * The restaurant row and its settings: last-writer-wins per field in cloud apply order.
+ * `settings.updated` carries `fields` (the patch) and is merged field by field on both sides, so
+ * two offline edits of different settings both survive; the same field edited twice ends with the
+ * one the cloud applied last. Fields this version does not know are kept in the stored JSON.
+ */
+export const tenantsSync: EntityDescriptor[] = [
+  {
+    entity: 'tenant',
+    merge: 'lww-fields',
+    tables: ['tenants'],
+    async apply(trx, change, ctx) {
+      if (change.entity_id !== change.tenant_id) throw new RejectOp('Dit restaurant hoort niet bij dit apparaat.');
+      if (change.kind === 'tenant.created') {
+        if (ctx.side === 'cloud') throw new RejectOp('Een restaurant wordt alleen in de cloud aangemaakt.');
+        const p = change.payload as { id: string; slug: string; name: string; pin_salt: string; settings?: Record<string, unknown> };
+        const exists = await trx.selectFrom('tenants').select('id').where('id', '=', change.entity_id).executeTakeFirst();
+        if (!exists) {
+          await trx
+            .insertInto('tenants')
+            .values({
+              id: change.entity_id,
+              slug: p.slug,
+              name: p.name,
+              pin_salt: p.pin_salt,
+              settings: JSON.stringify(p.settings ?? {}),
+              created_at: change.created_at,
+              updated_at: change.created_at,
+              archived_at: null,
+            })
+            .execute();
+        }
+        return;
+      }
+      if (change.kind === 'settings.updated') {
+        const p = change.payload as { fields?: Record<string, unknown> };
+        if (!p || typeof p.fields !== 'object' || p.fields === null) throw new RejectOp('Ongeldige instellingenwijziging.');
+        const row = await trx.selectFrom('tenants').selectAll().where('id', '=', change.entity_id).executeTakeFirst();
+        if (!row) throw new RejectOp('Restaurant niet gevonden.');
+        const { name, ...values } = p.fields;
+        const stored = { ...(JSON.parse(row.settings || '{}') as Record<string, unknown>), ...values };
+        const next: TenantsTable = {
+          ...row,
+          name: typeof name === 'string' && name.length > 0 ? name : row.name,
+          settings: JSON.stringify(stored),
+          updated_at: change.created_at,
+        };
+        await trx.updateTable('tenants').set({ name: next.name, settings: next.settings, updated_at: next.updated_at }).where('id', '=', row.id).execute();
+        return { payload: { fields: p.fields, settings: settingsOf(next) } };
+      }
+      throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
+    },
+  },
+];

@@ -1,0 +1,298 @@
+import { sql } from 'kysely';
+import type { ChangeLog } from '../server/db/change-log.js';
+import { readChanges } from '../server/db/change-log.js';
+import type { Db } from '../server/db/connection.js';
+import type { SyncDevicesTable } from '../server/db/database.js';
+import { isUniqueViolation } from '../server/db/errors.js';
+import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
+import type { Clock } from '../server/shared/clock.js';
+import { AppError, isAppError, notFound, unauthorized } from '../server/shared/errors.js';
+import { newId } from '../server/shared/ids.js';
+import { newToken, sha256 } from '../server/shared/secrets.js';
+import { isTransientDbError } from './errors.js';
+import {
+  cloudWindow,
+  PROTOCOL_VERSION,
+  versionRefusal,
+  type HelloResponse,
+  type OpResult,
+  type PullResponse,
+  type PushBody,
+  type PushResponse,
+  type VersionWindow,
+  type WireOp,
+} from './protocol.js';
+import { registry as defaultRegistry, type SyncRegistry } from './registry.js';
+import { RejectOp, type SyncChange } from './types.js';
+
+export type DeviceRow = SyncDevicesTable;
+
+export interface DeviceDto {
+  id: string;
+  name: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_seen_at: string | null;
+  last_device_seq: number;
+  app_version: string | null;
+  schema_version: number | null;
+}
+
+const toDeviceDto = (d: DeviceRow): DeviceDto => ({
+  id: d.id,
+  name: d.name,
+  created_at: d.created_at,
+  revoked_at: d.revoked_at,
+  last_seen_at: d.last_seen_at,
+  last_device_seq: Number(d.last_device_seq),
+  app_version: d.app_version,
+  schema_version: d.schema_version,
+});
+
+/** Thrown when the database is (temporarily) unavailable: the route answers 503 and nothing was acknowledged. */
+export const unavailable = () => new AppError('INTERNAL', 'De cloud is tijdelijk niet beschikbaar; de synchronisatie probeert het zo opnieuw.', { status: 503, headers: { 'retry-after': '5' } });
+
+const badKey = () => unauthorized('Ongeldige of ingetrokken synchronisatiesleutel (SYNC_KEY).');
+
+const permanentReason = (err: unknown): string => {
+  if (err instanceof RejectOp || isAppError(err)) return err.message;
+  if (isUniqueViolation(err)) return 'Deze wijziging botst met bestaande gegevens in de cloud.';
+  return 'Deze wijziging kon niet worden verwerkt.';
+};
+
+/**
+ * The cloud side of sync: device registry, push (apply appliance ops through the one write path so
+ * each lands in the cloud change log with its per-tenant seq = server_seq, keeping its op_id and
+ * origin), pull (the change log after a cursor, in seq order) and the hello handshake.
+ */
+export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock; registry?: SyncRegistry; window?: VersionWindow; onError?: (err: unknown, op: WireOp) => void }) {
+  const { db, changes, clock } = deps;
+  const reg = deps.registry ?? defaultRegistry;
+  const window = deps.window ?? cloudWindow();
+
+  function checkVersions(protocol: number, schema: number): void {
+    const refusal = versionRefusal(protocol, schema, window);
+    if (refusal) throw refusal;
+  }
+
+  const versions = () => ({ protocol_version: PROTOCOL_VERSION, schema_version: window.schema.max });
+
+  async function storedResult(opId: string): Promise<OpResult | undefined> {
+    const row = await db.selectFrom('sync_ops').select(['result']).where('op_id', '=', opId).executeTakeFirst();
+    if (!row) return undefined;
+    return { ...(JSON.parse(row.result) as OpResult), duplicate: true };
+  }
+
+  const advance = (seq: number) =>
+    sql<number>`case when last_device_seq < ${seq} then ${seq} else last_device_seq end`;
+
+  async function applyOne(device: DeviceRow, op: WireOp): Promise<OpResult> {
+    const change: SyncChange = {
+      op_id: op.op_id,
+      tenant_id: device.tenant_id,
+      origin: device.id,
+      entity: op.entity,
+      entity_id: op.entity_id,
+      kind: op.kind,
+      payload: op.payload,
+      created_at: op.created_at,
+    };
+    return changes.write(device.tenant_id, async (w) => {
+      // First: claim the op id. A concurrent push of the same op blocks here and then fails unique.
+      await w.trx
+        .insertInto('sync_ops')
+        .values({ op_id: op.op_id, tenant_id: device.tenant_id, device_id: device.id, device_seq: op.device_seq, server_seq: null, status: 'applied', result: '{}', created_at: w.now })
+        .execute();
+      const descriptor = reg.descriptor(op.entity);
+      if (!descriptor) throw new RejectOp(`Onbekend soort gegevens '${op.entity}'; deze wordt door de cloud (nog) niet gesynchroniseerd.`);
+      if (descriptor.merge === 'cloud-only') throw new RejectOp(`'${op.entity}' wordt alleen in de cloud gewijzigd.`);
+      const outcome = (await descriptor.apply(w.trx, change, { side: 'cloud', mode: 'merge', tenantId: device.tenant_id, now: w.now })) ?? {};
+      const rec = await w.record({
+        entity: op.entity,
+        entityId: op.entity_id,
+        kind: op.kind,
+        payload: outcome.payload === undefined ? op.payload : outcome.payload,
+        opId: op.op_id,
+        origin: device.id,
+        createdAt: op.created_at,
+      });
+      const result: OpResult = {
+        op_id: op.op_id,
+        device_seq: op.device_seq,
+        status: outcome.conflict ? 'conflict' : 'applied',
+        server_seq: rec.seq,
+        reason: outcome.conflict ?? null,
+        duplicate: false,
+      };
+      await w.trx
+        .updateTable('sync_ops')
+        .set({ status: result.status, server_seq: rec.seq, result: JSON.stringify({ ...result, duplicate: undefined }) })
+        .where('op_id', '=', op.op_id)
+        .execute();
+      await w.trx.updateTable('sync_devices').set({ last_device_seq: advance(op.device_seq) }).where('id', '=', device.id).execute();
+      return result;
+    });
+  }
+
+  async function rejectOne(device: DeviceRow, op: WireOp, reason: string): Promise<OpResult> {
+    const result: OpResult = { op_id: op.op_id, device_seq: op.device_seq, status: 'rejected', server_seq: null, reason, duplicate: false };
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('sync_ops')
+        .values({ op_id: op.op_id, tenant_id: device.tenant_id, device_id: device.id, device_seq: op.device_seq, server_seq: null, status: 'rejected', result: JSON.stringify({ ...result, duplicate: undefined }), created_at: clock.now().toISOString() })
+        .onConflict((oc) => oc.column('op_id').doNothing())
+        .execute();
+      await trx.updateTable('sync_devices').set({ last_device_seq: advance(op.device_seq) }).where('id', '=', device.id).execute();
+    });
+    return (await storedResult(op.op_id)) ?? result;
+  }
+
+  return {
+    async createDevice(tenantId: string, name: string): Promise<{ device: DeviceDto; sync_key: string }> {
+      const key = newToken();
+      const row: DeviceRow = {
+        id: newId(),
+        tenant_id: tenantId,
+        name,
+        key_hash: sha256(key),
+        created_at: clock.now().toISOString(),
+        revoked_at: null,
+        last_seen_at: null,
+        last_device_seq: 0,
+        app_version: null,
+        schema_version: null,
+        protocol_version: null,
+      };
+      await db.insertInto('sync_devices').values(row).execute();
+      return { device: toDeviceDto(row), sync_key: key };
+    },
+
+    async listDevices(tenantId: string): Promise<DeviceDto[]> {
+      const rows = await db.selectFrom('sync_devices').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').orderBy('id').execute();
+      return rows.map(toDeviceDto);
+    },
+
+    async revokeDevice(tenantId: string, id: string): Promise<void> {
+      const row = await db.selectFrom('sync_devices').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      if (!row || row.revoked_at) throw notFound('Apparaat');
+      await db.updateTable('sync_devices').set({ revoked_at: clock.now().toISOString() }).where('id', '=', id).execute();
+    },
+
+    /** Bearer SYNC_KEY → its device; revoked or unknown keys are 401. */
+    async authenticate(authorization: string | undefined): Promise<DeviceRow> {
+      const m = /^Bearer\s+(\S{16,200})$/i.exec(authorization ?? '');
+      if (!m) throw badKey();
+      try {
+        const row = await db.selectFrom('sync_devices').selectAll().where('key_hash', '=', sha256(m[1]!)).executeTakeFirst();
+        if (!row || row.revoked_at) throw badKey();
+        return row;
+      } catch (err) {
+        if (isTransientDbError(err)) throw unavailable();
+        throw err;
+      }
+    },
+
+    async hello(device: DeviceRow, q: { protocol_version: number; schema_version: number; app_version?: string }): Promise<HelloResponse> {
+      checkVersions(q.protocol_version, q.schema_version);
+      const tenant = await db.selectFrom('tenants').select(['id', 'slug', 'name']).where('id', '=', device.tenant_id).executeTakeFirst();
+      if (!tenant) throw notFound('Restaurant');
+      await db
+        .updateTable('sync_devices')
+        .set({ last_seen_at: clock.now().toISOString(), app_version: q.app_version ?? null, schema_version: q.schema_version, protocol_version: q.protocol_version })
+        .where('id', '=', device.id)
+        .execute();
+      return { ...versions(), device: { id: device.id, name: device.name, tenant_id: device.tenant_id }, tenant, last_seq: await changes.lastSeq(device.tenant_id) };
+    },
+
+    /**
+     * Applies ops in device_seq order, each in its own transaction with its dedupe row. Duplicates
+     * answer their stored result; permanent errors are recorded as rejected and still advance; a
+     * transient error stops the batch (503 when nothing was processed, else a partial answer).
+     */
+    async push(device: DeviceRow, body: PushBody): Promise<PushResponse> {
+      checkVersions(body.protocol_version, body.schema_version);
+      const ops = [...body.ops].sort((a, b) => a.device_seq - b.device_seq);
+      const results: OpResult[] = [];
+      let complete = true;
+      for (const op of ops) {
+        try {
+          const stored = await storedResult(op.op_id);
+          if (stored) {
+            results.push(stored);
+            continue;
+          }
+          results.push(await applyOne(device, op));
+        } catch (err) {
+          if (isTransientDbError(err)) {
+            complete = false;
+            break;
+          }
+          try {
+            const stored = await storedResult(op.op_id); // lost a race with a concurrent push of the same op
+            if (stored) {
+              results.push(stored);
+              continue;
+            }
+            deps.onError?.(err, op);
+            results.push(await rejectOne(device, op, permanentReason(err)));
+          } catch (inner) {
+            if (isTransientDbError(inner)) {
+              complete = false;
+              break;
+            }
+            throw inner;
+          }
+        }
+      }
+      if (!complete && results.length === 0) throw unavailable();
+      const now = clock.now().toISOString();
+      await db
+        .updateTable('sync_devices')
+        .set({ last_seen_at: now, app_version: body.app_version ?? null, schema_version: body.schema_version, protocol_version: body.protocol_version })
+        .where('id', '=', device.id)
+        .execute()
+        .catch(() => {});
+      const acked = results.length > 0 ? results[results.length - 1]!.device_seq : 0;
+      return { ...versions(), acked_through: acked, results, complete };
+    },
+
+    /** Changes after the cursor in seq order; with `wait`, a long-poll until something commits. */
+    async pull(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor: number; limit: number; wait: number }, signal?: AbortSignal): Promise<PullResponse> {
+      checkVersions(q.protocol_version, q.schema_version);
+      let wake: (() => void) | undefined;
+      const woke = new Promise<void>((resolve) => (wake = resolve));
+      const listener = (tenantId: string) => {
+        if (tenantId === device.tenant_id) wake!();
+      };
+      if (q.wait > 0) changes.on('committed', listener);
+      try {
+        let rows = await readChanges(db, device.tenant_id, q.cursor, q.limit + 1);
+        if (rows.length === 0 && q.wait > 0 && !signal?.aborted) {
+          let timer: NodeJS.Timeout | undefined;
+          const onAbort = () => wake!();
+          signal?.addEventListener('abort', onAbort);
+          await Promise.race([woke, new Promise<void>((r) => (timer = setTimeout(r, q.wait)))]);
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          rows = await readChanges(db, device.tenant_id, q.cursor, q.limit + 1);
+        }
+        const has_more = rows.length > q.limit;
+        const page = rows.slice(0, q.limit);
+        return {
+          ...versions(),
+          changes: page.map((r) => ({ seq: r.seq, op_id: r.op_id, origin: r.origin, entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: r.payload, created_at: r.created_at })),
+          next_cursor: page.length > 0 ? page[page.length - 1]!.seq : q.cursor,
+          has_more,
+        };
+      } catch (err) {
+        if (isTransientDbError(err)) throw unavailable();
+        throw err;
+      } finally {
+        changes.off('committed', listener);
+      }
+    },
+  };
+}
+
+export type SyncCloud = ReturnType<typeof createSyncCloud>;
+export { SCHEMA_VERSION };

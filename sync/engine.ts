@@ -1,0 +1,311 @@
+import type { ChangeLog, ChangeRecord } from '../server/db/change-log.js';
+import type { Db, Tx } from '../server/db/connection.js';
+import type { SyncStateTable } from '../server/db/database.js';
+import { setMeta } from '../server/db/meta.js';
+import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
+import type { Clock } from '../server/shared/clock.js';
+import { PROTOCOL_VERSION, type HelloResponse, type PullResponse, type PushResponse, type WireChange, type WireOp } from './protocol.js';
+import { registry as defaultRegistry, type SyncRegistry } from './registry.js';
+import type { SyncTransport } from './transport.js';
+import { RejectOp, type SyncChange } from './types.js';
+
+export const STATE_ID = 'appliance';
+export const LEASE_MS = 30_000;
+
+/** Syncing must stop until someone acts (version refused, key revoked, database of another restaurant). */
+export class SyncStopped extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SyncStopped';
+  }
+}
+
+/** Worth retrying later (no connection, cloud unavailable, partial push). */
+export class SyncTransient extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SyncTransient';
+  }
+}
+
+/** Another runner holds the lease on this database. */
+export class LeaseLost extends Error {
+  constructor() {
+    super('Een andere synchronisatie draait al op deze database.');
+    this.name = 'LeaseLost';
+  }
+}
+
+export type FailPoint = 'push.after_response_before_ack' | 'pull.after_apply_before_cursor';
+
+export interface EngineOptions {
+  db: Db;
+  changes: ChangeLog;
+  clock: Clock;
+  transport: SyncTransport;
+  registry?: SyncRegistry;
+  appVersion?: string;
+  schemaVersion?: number;
+  protocolVersion?: number;
+  /** The lease holder this engine writes under; when set, every sync transaction checks and renews the lease. */
+  holder?: string;
+  pushBatch?: number;
+  pullLimit?: number;
+  /** Test hook: called at named points; throwing there simulates a crash at that point. */
+  failpoint?: (name: FailPoint) => void | Promise<void>;
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+}
+
+const MAX_BATCH_BYTES = 900_000;
+
+/**
+ * The appliance side of one sync round (sync/README.md): handshake and bootstrap binding, push of
+ * this device's change-log rows after the acknowledged position, and pull of the cloud's changes
+ * after the cursor, each page applied with its cursor in one transaction. Stateless between calls
+ * (everything lives in `sync_state`), so a restart anywhere loses nothing.
+ */
+export class SyncEngine {
+  private ready: { tenantId: string; deviceId: string } | null = null;
+  private readonly reg: SyncRegistry;
+  private readonly schemaVersion: number;
+  private readonly protocolVersion: number;
+
+  constructor(private readonly o: EngineOptions) {
+    this.reg = o.registry ?? defaultRegistry;
+    this.schemaVersion = o.schemaVersion ?? SCHEMA_VERSION;
+    this.protocolVersion = o.protocolVersion ?? PROTOCOL_VERSION;
+  }
+
+  private versions() {
+    return { protocol_version: this.protocolVersion, schema_version: this.schemaVersion, ...(this.o.appVersion ? { app_version: this.o.appVersion } : {}) };
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, args: { query?: Record<string, string | number>; body?: unknown; signal?: AbortSignal }): Promise<T> {
+    let reply;
+    try {
+      reply = await this.o.transport.send({ method, path, ...args });
+    } catch (err) {
+      throw new SyncTransient('Geen verbinding met de cloud.', { cause: err });
+    }
+    if (reply.status >= 200 && reply.status < 300) return reply.body as T;
+    const body = (reply.body ?? {}) as { error?: string; details?: { field: string }[] };
+    const message = body.error ?? `De cloud antwoordde met status ${reply.status}.`;
+    const versionField = body.details?.some((d) => d.field === 'protocol_version' || d.field === 'schema_version');
+    if ((reply.status === 409 || reply.status === 426) && versionField) throw new SyncStopped(message);
+    if (reply.status === 401 || reply.status === 403) throw new SyncStopped(message);
+    throw new SyncTransient(message);
+  }
+
+  async readState(db: Db | Tx = this.o.db): Promise<SyncStateTable | undefined> {
+    const row = await db.selectFrom('sync_state').selectAll().where('id', '=', STATE_ID).executeTakeFirst();
+    return row ? { ...row, pull_cursor: Number(row.pull_cursor), acked_seq: Number(row.acked_seq) } : undefined;
+  }
+
+  /** Handshake, and on an empty database the binding to the cloud's device and tenant. */
+  async ensureReady(): Promise<{ tenantId: string; deviceId: string }> {
+    if (this.ready) return this.ready;
+    const hello = await this.call<HelloResponse>('GET', '/api/v1/sync/hello', { query: this.versions() });
+    const { device } = hello;
+    const { db, changes, clock } = this.o;
+    const state = await this.readState();
+    if (state) {
+      if (state.device_id !== device.id || state.tenant_id !== device.tenant_id) {
+        throw new SyncStopped('Deze database hoort bij een ander apparaat of restaurant dan deze SYNC_KEY. Gebruik de sleutel van dit apparaat of een lege database.');
+      }
+    } else {
+      const tenants = await db.selectFrom('tenants').select('id').execute();
+      if (tenants.length > 0) {
+        throw new SyncStopped('Deze database bevat al een restaurant dat niet aan de cloud gekoppeld is. Koppel een apparaat met een lege database.');
+      }
+      const ownChanges = await db.selectFrom('change_log').select('op_id').limit(1).execute();
+      if (ownChanges.length > 0) throw new SyncStopped('Deze database is niet leeg; koppel een apparaat met een lege database.');
+      const now = clock.now().toISOString();
+      await db.transaction().execute(async (trx) => {
+        await setMeta(trx, 'device_id', device.id);
+        await trx
+          .insertInto('sync_state')
+          .values({ id: STATE_ID, tenant_id: device.tenant_id, device_id: device.id, pull_cursor: 0, acked_seq: 0, lease_holder: null, lease_expires_at: null, last_success_at: null, last_error: null, last_error_at: null, stopped_reason: null, updated_at: now })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute();
+      });
+      this.o.log?.('sync: bound this appliance to its cloud device', { device: device.id, tenant: device.tenant_id });
+    }
+    if (changes.origin !== device.id) changes.setOrigin(device.id);
+    this.ready = { tenantId: device.tenant_id, deviceId: device.id };
+    return this.ready;
+  }
+
+  /** Checks that this engine still holds the lease and renews it, inside the caller's transaction. */
+  private async fence(trx: Tx): Promise<void> {
+    if (!this.o.holder) return;
+    const until = new Date(this.o.clock.now().getTime() + LEASE_MS).toISOString();
+    const res = await trx
+      .updateTable('sync_state')
+      .set({ lease_expires_at: until })
+      .where('id', '=', STATE_ID)
+      .where('lease_holder', '=', this.o.holder)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) throw new LeaseLost();
+  }
+
+  /** This device's changes not yet acknowledged by the cloud. */
+  async pendingCount(): Promise<number> {
+    const state = await this.readState();
+    if (!state) return 0;
+    const r = await this.o.db
+      .selectFrom('change_log')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tenant_id', '=', state.tenant_id)
+      .where('origin', '=', state.device_id)
+      .where('seq', '>', state.acked_seq)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** Sends one batch of pending ops; returns how many were sent and whether more are waiting. */
+  async pushOnce(): Promise<{ sent: number; more: boolean; results: PushResponse['results'] }> {
+    const { tenantId, deviceId } = await this.ensureReady();
+    const { db } = this.o;
+    const state = (await this.readState())!;
+    const limit = this.o.pushBatch ?? 500;
+    const rows = await db
+      .selectFrom('change_log')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('origin', '=', deviceId)
+      .where('seq', '>', state.acked_seq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    if (rows.length === 0) return { sent: 0, more: false, results: [] };
+    const ops: WireOp[] = [];
+    let bytes = 0;
+    for (const r of rows) {
+      bytes += r.payload.length + 300;
+      if (ops.length > 0 && bytes > MAX_BATCH_BYTES) break;
+      ops.push({ op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: JSON.parse(r.payload) as unknown, created_at: r.created_at });
+    }
+    const res = await this.call<PushResponse>('POST', '/api/v1/sync/push', { body: { ...this.versions(), ops } });
+    await this.o.failpoint?.('push.after_response_before_ack');
+    const lastSent = ops[ops.length - 1]!.device_seq;
+    const ackedThrough = Math.min(res.acked_through, lastSent);
+    const now = this.o.clock.now().toISOString();
+    await db.transaction().execute(async (trx) => {
+      await this.fence(trx);
+      const current = (await this.readState(trx))!;
+      await trx
+        .updateTable('sync_state')
+        .set({ acked_seq: Math.max(current.acked_seq, ackedThrough), last_success_at: now, last_error: null, updated_at: now })
+        .where('id', '=', STATE_ID)
+        .execute();
+      for (const r of res.results) {
+        if (r.status === 'applied') continue;
+        await trx
+          .insertInto('sync_op_results')
+          .values({ op_id: r.op_id, tenant_id: tenantId, status: r.status, reason: r.reason, server_seq: r.server_seq, created_at: now })
+          .onConflict((oc) => oc.column('op_id').doNothing())
+          .execute();
+      }
+    });
+    for (const r of res.results) if (r.status !== 'applied') this.o.log?.(`sync: op ${r.status}`, { op_id: r.op_id, reason: r.reason });
+    if (!res.complete) throw new SyncTransient('De cloud kon niet alle wijzigingen verwerken; de rest volgt.');
+    return { sent: ops.length, more: ops.length < rows.length || rows.length === limit, results: res.results };
+  }
+
+  /** Fetches one page after the cursor and applies it, with the new cursor, in one transaction. */
+  async pullOnce(opts: { wait?: number; signal?: AbortSignal } = {}): Promise<{ applied: number; more: boolean; records: ChangeRecord[] }> {
+    const { tenantId, deviceId } = await this.ensureReady();
+    const { db, changes } = this.o;
+    const state = (await this.readState())!;
+    const res = await this.call<PullResponse>('GET', '/api/v1/sync/pull', {
+      query: { ...this.versions(), cursor: state.pull_cursor, limit: this.o.pullLimit ?? 500, wait: opts.wait ?? 0 },
+      signal: opts.signal,
+    });
+    if (res.changes.length === 0 && res.next_cursor === state.pull_cursor) return { applied: 0, more: false, records: [] };
+    let applied = 0;
+    const records: ChangeRecord[] = [];
+    await changes.write(tenantId, async (w) => {
+      await this.fence(w.trx);
+      const current = (await this.readState(w.trx))!;
+      if (current.pull_cursor !== state.pull_cursor) return; // another runner moved on; this page is stale
+      let acked = current.acked_seq;
+      const ids = res.changes.map((c) => c.op_id);
+      const known = new Map<string, { seq: number; origin: string }>();
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin']).where('op_id', 'in', ids.slice(i, i + 500)).execute();
+        for (const r of rows) known.set(r.op_id, { seq: Number(r.seq), origin: r.origin });
+      }
+      for (const c of res.changes) {
+        const local = known.get(c.op_id);
+        if (local && local.origin !== deviceId) continue; // applied before (a page seen twice)
+        if (local) acked = Math.max(acked, local.seq); // our own op, now final in the cloud
+        const change: SyncChange = { ...stripSeq(c), tenant_id: tenantId };
+        const descriptor = this.reg.descriptor(c.entity);
+        if (descriptor) {
+          await descriptor.apply(w.trx, change, { side: 'appliance', mode: 'adopt', tenantId, now: w.now });
+          await this.rebase(w.trx, change, acked, tenantId, deviceId, w.now);
+        } else {
+          this.o.log?.('sync: change of an entity this version does not know; kept in the change log, not applied', { entity: c.entity, kind: c.kind });
+        }
+        if (!local) {
+          records.push(await w.record({ entity: c.entity, entityId: c.entity_id, kind: c.kind, payload: c.payload, opId: c.op_id, origin: c.origin, createdAt: c.created_at }));
+          known.set(c.op_id, { seq: 0, origin: c.origin });
+        }
+        applied += 1;
+      }
+      await this.o.failpoint?.('pull.after_apply_before_cursor');
+      await w.trx
+        .updateTable('sync_state')
+        .set({ pull_cursor: res.next_cursor, acked_seq: acked, last_success_at: w.now, last_error: null, updated_at: w.now })
+        .where('id', '=', STATE_ID)
+        .execute();
+    });
+    return { applied, more: res.has_more, records };
+  }
+
+  /** Re-applies this device's pending ops on the entity over the cloud state just adopted (Replicache-style rebase). */
+  private async rebase(trx: Tx, change: SyncChange, acked: number, tenantId: string, deviceId: string, now: string): Promise<void> {
+    const pending = await trx
+      .selectFrom('change_log')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('origin', '=', deviceId)
+      .where('seq', '>', acked)
+      .where('entity', '=', change.entity)
+      .where('entity_id', '=', change.entity_id)
+      .orderBy('seq')
+      .execute();
+    const descriptor = this.reg.descriptor(change.entity)!;
+    for (const p of pending) {
+      try {
+        await descriptor.apply(trx, { ...p, payload: JSON.parse(p.payload) as unknown }, { side: 'appliance', mode: 'merge', tenantId, now });
+      } catch (err) {
+        // The cloud will answer this op itself when it is pushed; here it simply does not apply.
+        if (!(err instanceof RejectOp)) throw err;
+      }
+    }
+  }
+
+  /** Push everything pending, then pull until caught up. */
+  async syncOnce(): Promise<{ pushed: number; pulled: number }> {
+    let pushed = 0;
+    let pulled = 0;
+    for (;;) {
+      const r = await this.pushOnce();
+      pushed += r.sent;
+      if (!r.more) break;
+    }
+    for (;;) {
+      const r = await this.pullOnce();
+      pulled += r.applied;
+      if (!r.more) break;
+    }
+    return { pushed, pulled };
+  }
+}
+
+function stripSeq(c: WireChange): Omit<SyncChange, 'tenant_id'> {
+  return { op_id: c.op_id, origin: c.origin, entity: c.entity, entity_id: c.entity_id, kind: c.kind, payload: c.payload, created_at: c.created_at };
+}
+
+export type { HelloResponse };

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { AppError } from '../server/shared/errors.js';
+import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
+
+/**
+ * Wire protocol between an appliance and the cloud (sync/README.md). Every exchange carries
+ * `protocol_version` and `schema_version`; the cloud accepts a window of both and refuses anything
+ * outside it with a clear Dutch 409 whose details name the field, after which the appliance stops
+ * syncing (it never guesses).
+ */
+export const PROTOCOL_VERSION = 1;
+/** Oldest appliance protocol the cloud still speaks. */
+export const MIN_PROTOCOL_VERSION = 1;
+/** How many schema versions an appliance may be behind the cloud (migrations are additive). */
+export const SCHEMA_WINDOW = 2;
+export const MAX_PUSH_OPS = 500;
+export const MAX_PULL_LIMIT = 1000;
+export const MAX_WAIT_MS = 25_000;
+
+export interface VersionWindow {
+  protocol: { min: number; max: number };
+  schema: { min: number; max: number };
+}
+
+export const cloudWindow = (schemaVersion = SCHEMA_VERSION): VersionWindow => ({
+  protocol: { min: MIN_PROTOCOL_VERSION, max: PROTOCOL_VERSION },
+  schema: { min: Math.max(1, schemaVersion - SCHEMA_WINDOW), max: schemaVersion },
+});
+
+/** The cloud's check of an appliance's versions; returns the refusal, or null when accepted. */
+export function versionRefusal(protocol: number, schema: number, window: VersionWindow): AppError | null {
+  if (protocol < window.protocol.min || protocol > window.protocol.max) {
+    const older = protocol < window.protocol.min;
+    return new AppError(
+      'CONFLICT',
+      older
+        ? `Deze versie van de app is te oud om met de cloud te synchroniseren (protocolversie ${protocol}, de cloud accepteert ${window.protocol.min} tot ${window.protocol.max}). Werk de app bij; tot dan wordt er niet gesynchroniseerd.`
+        : `De cloud is ouder dan deze app (protocolversie ${protocol}, de cloud kent ${window.protocol.min} tot ${window.protocol.max}). Er wordt niet gesynchroniseerd tot de cloud is bijgewerkt.`,
+      { details: [{ field: 'protocol_version', error: `'protocol_version' ${protocol} valt buiten ${window.protocol.min}-${window.protocol.max}.` }] },
+    );
+  }
+  if (schema < window.schema.min || schema > window.schema.max) {
+    const older = schema < window.schema.min;
+    return new AppError(
+      'CONFLICT',
+      older
+        ? `Deze versie van de app is te oud om met de cloud te synchroniseren (schemaversie ${schema}, de cloud accepteert ${window.schema.min} tot ${window.schema.max}). Werk de app bij; tot dan wordt er niet gesynchroniseerd.`
+        : `De cloud is ouder dan deze app (schemaversie ${schema}, de cloud accepteert ${window.schema.min} tot ${window.schema.max}). Er wordt niet gesynchroniseerd tot de cloud is bijgewerkt.`,
+      { details: [{ field: 'schema_version', error: `'schema_version' ${schema} valt buiten ${window.schema.min}-${window.schema.max}.` }] },
+    );
+  }
+  return null;
+}
+
+const Version = z.coerce.number().int().min(0).max(1_000_000);
+
+export const VersionQuery = z.object({
+  protocol_version: Version,
+  schema_version: Version,
+  app_version: z.string().max(64).optional(),
+});
+
+export const WireOp = z.object({
+  op_id: z.string().min(1).max(64),
+  device_seq: z.number().int().min(1),
+  entity: z.string().min(1).max(64),
+  entity_id: z.string().min(1).max(64),
+  kind: z.string().min(1).max(64),
+  payload: z.unknown(),
+  created_at: z.string().min(1).max(40),
+});
+export type WireOp = z.infer<typeof WireOp>;
+
+export const PushBody = z.object({
+  protocol_version: Version,
+  schema_version: Version,
+  app_version: z.string().max(64).optional(),
+  ops: z.array(WireOp).max(MAX_PUSH_OPS),
+});
+export type PushBody = z.infer<typeof PushBody>;
+
+export const OpResult = z.object({
+  op_id: z.string(),
+  device_seq: z.number().int(),
+  status: z.enum(['applied', 'conflict', 'rejected']),
+  server_seq: z.number().int().nullable(),
+  reason: z.string().nullable(),
+  duplicate: z.boolean(),
+});
+export type OpResult = z.infer<typeof OpResult>;
+
+export const PushResponse = z.object({
+  protocol_version: z.number().int(),
+  schema_version: z.number().int(),
+  /** Highest device_seq the cloud has processed for this device (all ops up to it are final). */
+  acked_through: z.number().int(),
+  results: z.array(OpResult),
+  /** false: a transient error stopped the batch after `results`; the rest is to be sent again later. */
+  complete: z.boolean(),
+});
+export type PushResponse = z.infer<typeof PushResponse>;
+
+export const PullQuery = VersionQuery.extend({
+  cursor: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(MAX_PULL_LIMIT).default(500),
+  /** Long-poll: when nothing is newer than the cursor, wait up to this many ms for a change. */
+  wait: z.coerce.number().int().min(0).max(MAX_WAIT_MS).default(0),
+});
+
+export const WireChange = z.object({
+  seq: z.number().int(),
+  op_id: z.string(),
+  origin: z.string(),
+  entity: z.string(),
+  entity_id: z.string(),
+  kind: z.string(),
+  payload: z.unknown(),
+  created_at: z.string(),
+});
+export type WireChange = z.infer<typeof WireChange>;
+
+export const PullResponse = z.object({
+  protocol_version: z.number().int(),
+  schema_version: z.number().int(),
+  changes: z.array(WireChange),
+  next_cursor: z.number().int(),
+  has_more: z.boolean(),
+});
+export type PullResponse = z.infer<typeof PullResponse>;
+
+export const HelloResponse = z.object({
+  protocol_version: z.number().int(),
+  schema_version: z.number().int(),
+  device: z.object({ id: z.string(), name: z.string(), tenant_id: z.string() }),
+  tenant: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
+  /** The tenant's current last seq in the cloud. */
+  last_seq: z.number().int(),
+});
+export type HelloResponse = z.infer<typeof HelloResponse>;

@@ -1,0 +1,123 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Role } from '../server/config.js';
+import { sessionOf } from '../server/plugins/auth.js';
+import { AppError } from '../server/shared/errors.js';
+import { errors, listOf } from '../server/shared/schemas.js';
+import { HelloResponse, PullQuery, PullResponse, PushBody, PushResponse, VersionQuery } from './protocol.js';
+import type { SyncService } from './service.js';
+
+const Device = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    created_at: z.string(),
+    revoked_at: z.string().nullable(),
+    last_seen_at: z.string().nullable(),
+    last_device_seq: z.number().int(),
+    app_version: z.string().nullable(),
+    schema_version: z.number().int().nullable(),
+  })
+  .meta({ id: 'SyncDevice' });
+
+const CreatedDevice = Device.extend({ sync_key: z.string().meta({ description: 'Shown once: set it as SYNC_KEY on the appliance.' }) });
+
+const Status = z
+  .object({
+    role: z.enum(['local', 'cloud']),
+    enabled: z.boolean(),
+    online: z.boolean(),
+    state: z.enum(['disabled', 'starting', 'online', 'offline', 'stopped']),
+    pending: z.number().int(),
+    oldest_pending_at: z.string().nullable(),
+    oldest_pending_age_seconds: z.number().int().nullable(),
+    warning: z.boolean(),
+    last_success_at: z.string().nullable(),
+    last_error: z.string().nullable(),
+    last_error_at: z.string().nullable(),
+    stopped_reason: z.string().nullable(),
+    rejected: z.number().int(),
+    conflicts: z.number().int(),
+    device_id: z.string().nullable(),
+  })
+  .meta({ id: 'SyncStatus' });
+
+const onlyInCloud = () => new AppError('NOT_FOUND', 'Deze functie bestaat alleen in de cloud.');
+
+/** Sync endpoints (sync/README.md): status for staff, device registry for admins, push/pull/hello for appliances (bearer SYNC_KEY). */
+export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }> = async (app, { sync, role }) => {
+  const cloudOnly = async () => {
+    if (role !== 'cloud') throw onlyInCloud();
+  };
+
+  app.get(
+    '/sync/status',
+    { preHandler: app.requireSession, schema: { tags: ['Synchronisatie'], summary: 'Sync state of this node: pending changes, oldest, last success and error', response: { 200: Status, ...errors(401) } } },
+    async (request) => sync.status(sessionOf(request).tenantId),
+  );
+
+  app.get(
+    '/sync/devices',
+    { preHandler: [cloudOnly, app.requireAdmin], schema: { tags: ['Synchronisatie'], summary: 'Registered appliances (cloud)', response: { 200: listOf(Device), ...errors(401, 403, 404) } } },
+    async (request) => ({ data: await sync.cloud.listDevices(sessionOf(request).tenantId) }),
+  );
+
+  app.post(
+    '/sync/devices',
+    {
+      preHandler: [cloudOnly, app.requireAdmin],
+      schema: {
+        tags: ['Synchronisatie'],
+        summary: 'Register an appliance; answers its SYNC_KEY once',
+        body: z.object({ name: z.string().trim().min(1).max(120) }).strict(),
+        response: { 201: CreatedDevice, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { device, sync_key } = await sync.cloud.createDevice(sessionOf(request).tenantId, request.body.name);
+      return reply.code(201).send({ ...device, sync_key });
+    },
+  );
+
+  app.delete(
+    '/sync/devices/:id',
+    {
+      preHandler: [cloudOnly, app.requireAdmin],
+      schema: { tags: ['Synchronisatie'], summary: 'Revoke an appliance key (its accepted changes stay)', params: z.object({ id: z.string().min(1).max(64) }), response: { 204: z.null(), ...errors(401, 403, 404) } },
+    },
+    async (request, reply) => {
+      await sync.cloud.revokeDevice(sessionOf(request).tenantId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  // Appliance endpoints: authenticated by the device's SYNC_KEY, exempt from the mutation rate limit (CONTRACT §4).
+  app.get(
+    '/sync/hello',
+    { preHandler: cloudOnly, config: { rateLimit: false }, schema: { tags: ['Synchronisatie'], summary: 'Appliance handshake: versions, device and tenant', querystring: VersionQuery, response: { 200: HelloResponse, ...errors(401, 404, 409) } } },
+    async (request) => sync.cloud.hello(await sync.cloud.authenticate(request.headers.authorization), request.query),
+  );
+
+  app.post(
+    '/sync/push',
+    {
+      preHandler: cloudOnly,
+      bodyLimit: 32 * 1024 * 1024,
+      config: { rateLimit: false },
+      schema: { tags: ['Synchronisatie'], summary: "Apply a batch of the appliance's ops, idempotently, in device_seq order", body: PushBody, response: { 200: PushResponse, ...errors(400, 401, 404, 409) } },
+    },
+    async (request) => sync.cloud.push(await sync.cloud.authenticate(request.headers.authorization), request.body),
+  );
+
+  app.get(
+    '/sync/pull',
+    { preHandler: cloudOnly, config: { rateLimit: false }, schema: { tags: ['Synchronisatie'], summary: 'Cloud changes after a cursor, in seq order (long-poll with wait)', querystring: PullQuery, response: { 200: PullResponse, ...errors(400, 401, 404, 409) } } },
+    async (request, reply) => {
+      const device = await sync.cloud.authenticate(request.headers.authorization);
+      const abort = new AbortController();
+      // The appliance hung up during a long-poll: stop waiting.
+      reply.raw.once('close', () => abort.abort());
+      return sync.cloud.pull(device, request.query, abort.signal);
+    },
+  );
+};

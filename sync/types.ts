@@ -1,0 +1,103 @@
+import type { Tx } from '../server/db/connection.js';
+import type { Database } from '../server/db/database.js';
+
+/**
+ * How every table takes part in sync (ARCHITECTURE §4, sync/README.md).
+ *
+ * - `ledger`: rows are only ever added; both sides insert-if-absent by id; the table is the union.
+ * - `monotonic-status`: a row whose status only moves forward along a rank; the first final status
+ *   the cloud accepted wins and a different final status is a recorded conflict.
+ * - `lww-fields`: configuration; fields are last-writer-wins in cloud apply order (server_seq).
+ * - `cloud-only`: written only in the cloud, replicated down; an appliance op on it is rejected.
+ * - `appliance-only`: written only on appliances, replicated up (and down to other appliances).
+ */
+export type MergeKind = 'ledger' | 'monotonic-status' | 'lww-fields' | 'cloud-only' | 'appliance-only';
+
+export type TableName = keyof Database & string;
+
+/** One change as it travels: a change_log row with its payload parsed. */
+export interface SyncChange {
+  op_id: string;
+  tenant_id: string;
+  origin: string;
+  entity: string;
+  entity_id: string;
+  kind: string;
+  payload: unknown;
+  created_at: string;
+}
+
+export interface ApplyContext {
+  /** Where the apply runs. */
+  side: 'cloud' | 'appliance';
+  /**
+   * - `merge`: the cloud applying an appliance's op, or an appliance re-applying its own pending
+   *   ops on top of fresh cloud state (rebase). Enforce the merge rules (never backwards, LWW...).
+   * - `adopt`: an appliance applying the cloud's state (pull). The cloud is the authority: make the
+   *   local rows equal to the snapshot, even where a merge would refuse (e.g. the cloud kept
+   *   'cancelled' where this appliance said 'completed').
+   */
+  mode: 'merge' | 'adopt';
+  tenantId: string;
+  /** The applying transaction's timestamp. */
+  now: string;
+}
+
+export interface ApplyOutcome {
+  /**
+   * The entity's state after the apply, in the same shape as the change's payload: the cloud records
+   * it in its change log (state down), so appliances adopt the merged result. Omitted: the change's
+   * own payload is recorded.
+   */
+  payload?: unknown;
+  /** Set when the op was only partly applied or not at all because of a merge rule (a visible conflict). */
+  conflict?: string;
+}
+
+/**
+ * One replicated entity (a change_log `entity`). Each module contributes its descriptors from its
+ * own folder (`server/modules/<area>/<area>.sync.ts`) and `sync/registry.ts` lists them.
+ *
+ * Rules for `apply` (it runs inside the sync transaction, on SQLite and PostgreSQL):
+ * - idempotent: applying the same change twice equals applying it once;
+ * - upsert by id from the snapshot; never rely on catching a constraint error inside the
+ *   transaction (PostgreSQL aborts the whole transaction): check first, then write;
+ * - throw `RejectOp` (sync/types.ts) for a permanent problem with this op (it is recorded as
+ *   rejected and the queue moves on); any other error from the database is treated as transient;
+ * - do not call services or `changes.write`: the sync engine records the change itself.
+ *
+ * @example server/modules/menu/menu.sync.ts
+ * ```ts
+ * import type { EntityDescriptor } from '../../../sync/types.js';
+ * import { upsertById } from '../../../sync/apply-helpers.js';
+ *
+ * export const menuSync: EntityDescriptor[] = [
+ *   {
+ *     entity: 'category',
+ *     merge: 'lww-fields',
+ *     tables: ['categories'],
+ *     async apply(trx, change) {
+ *       const p = change.payload as { category: CategoryRow };   // whatever your kinds carry
+ *       await upsertById(trx, 'categories', { ...p.category, tenant_id: change.tenant_id });
+ *     },
+ *   },
+ * ];
+ * ```
+ * and in sync/registry.ts: `...menuSync,` in MODULE_DESCRIPTORS.
+ */
+export interface EntityDescriptor {
+  /** The change_log `entity` this descriptor applies. */
+  entity: string;
+  merge: MergeKind;
+  /** The tables whose rows this entity's changes write (every one must be listed by exactly one descriptor or as local-only). */
+  tables: TableName[];
+  apply(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<ApplyOutcome | void>;
+}
+
+/** A permanent problem with one op: recorded as rejected, acknowledged, never retried. */
+export class RejectOp extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RejectOp';
+  }
+}
