@@ -10,10 +10,13 @@ import type { Db, Executor, Tx } from './connection.js';
  * roll back with the domain rows. Consumers (live sockets, webhooks, sync) read the log after
  * commit, in `seq` order, and never need a second write path.
  *
- * `seq` is per tenant and allocated with an upsert on `change_seq`, which takes that tenant's row
- * lock until commit. Two writers of one tenant therefore commit their seqs in order, so a reader
- * that has seen seq N can ask for `seq > N` and never skip a change that commits late (the classic
- * PostgreSQL sequence/cursor bug).
+ * Writes of one tenant are serialized: `write` first takes the tenant's row lock on `change_seq`
+ * (an upsert that changes nothing) and holds it until commit. So (1) `seq`, allocated on that row,
+ * commits in order, and a reader that has seen seq N can ask for `seq > N` and never skip a change
+ * that commits late (the classic PostgreSQL sequence/cursor bug); and (2) a service's
+ * check-then-write inside one `write` ("is this the last admin?", "is the PIN free?", "is there
+ * enough stock?") cannot race another writer of the same tenant on PostgreSQL, just as it cannot on
+ * the appliance's single-writer SQLite. Other tenants are not blocked.
  */
 export interface ChangeInput {
   entity: string;
@@ -78,6 +81,7 @@ export class ChangeLog extends EventEmitter<ChangeLogEvents> {
   async write<T>(tenantId: string, fn: (w: Writer) => Promise<T>): Promise<T> {
     const recorded: ChangeRecord[] = [];
     const result = await this.db.transaction().execute(async (trx) => {
+      await lockTenant(trx, tenantId);
       const nowDate = this.clock.now();
       const now = nowDate.toISOString();
       const writer: Writer = {
@@ -124,6 +128,15 @@ export class ChangeLog extends EventEmitter<ChangeLogEvents> {
     const row = await this.db.selectFrom('change_seq').select('last_seq').where('tenant_id', '=', tenantId).executeTakeFirst();
     return row?.last_seq ?? 0;
   }
+}
+
+/** The tenant's write lock, held until the transaction ends (see the top of this file). */
+export async function lockTenant(trx: Tx, tenantId: string): Promise<void> {
+  await trx
+    .insertInto('change_seq')
+    .values({ tenant_id: tenantId, last_seq: 0 })
+    .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_seq: sql<number>`change_seq.last_seq` }))
+    .execute();
 }
 
 export async function appendChange(
