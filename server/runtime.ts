@@ -32,7 +32,7 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const handle = opts.handle ?? openDb(opts.db ?? { databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
   try {
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle.db, { pgSchema: handle.pgSchema });
     const clock = opts.clock ?? systemClock;
     const changes = new ChangeLog(handle.db, clock, await originName(handle.db, config.role));
     const deps = { config, handle, clock, changes };

@@ -19,6 +19,8 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 export interface DbHandle {
   db: Db;
   dialect: Dialect;
+  /** The PostgreSQL schema this handle is pinned to, if any. */
+  pgSchema?: string;
   /** A cheap round trip, for /health. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -56,6 +58,7 @@ export function openDb(opts: OpenDbOptions): DbHandle {
     return {
       db,
       dialect: 'postgres',
+      pgSchema: opts.pgSchema,
       ping: async () => {
         try {
           await sql`select 1`.execute(db);
@@ -85,10 +88,12 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   };
 }
 
-export async function migrateToLatest(db: Db): Promise<void> {
+export async function migrateToLatest(db: Db, opts: { pgSchema?: string } = {}): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    // With a schema per test database, name it: otherwise Kysely finds another schema's migration table.
+    ...(opts.pgSchema ? { migrationTableSchema: opts.pgSchema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

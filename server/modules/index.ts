@@ -6,6 +6,10 @@ import type { Clock } from '../shared/clock.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { createAuthService } from './auth/auth.service.js';
 import { healthRoutes } from './health/health.routes.js';
+import { menuRoutes } from './menu/menu.routes.js';
+import { createMenuService } from './menu/menu.service.js';
+import { ordersRoutes } from './orders/orders.routes.js';
+import { createOrdersService } from './orders/orders.service.js';
 import { tenantsRoutes } from './tenants/tenants.routes.js';
 import { createTenantsService } from './tenants/tenants.service.js';
 import { usersRoutes } from './users/users.routes.js';
@@ -28,7 +32,9 @@ export function createServices(deps: CoreDeps) {
   const tenants = createTenantsService({ db, changes, users });
   const auth = createAuthService({ db, clock });
   const sync = createSyncService(deps);
-  return { users, tenants, auth, sync };
+  const menu = createMenuService({ db, changes });
+  const orders = createOrdersService({ db, changes, menu, tenants });
+  return { users, tenants, auth, sync, menu, orders };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -42,6 +48,8 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(tenantsRoutes, { tenants: services.tenants, role: deps.config.role });
       await api.register(usersRoutes, { users: services.users });
       await api.register(syncRoutes, { sync: services.sync, role: deps.config.role });
+      await api.register(menuRoutes, { menu: services.menu });
+      await api.register(ordersRoutes, { orders: services.orders });
     },
     { prefix: '/api/v1' },
   );

@@ -4,7 +4,9 @@ import { promisify } from 'node:util';
 const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
 
 // N=2^14, r=8, p=1: the scrypt parameters Node documents as its defaults (~16 MiB, tens of ms).
-const PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+// Under vitest only, a cheaper N keeps hundreds of logins fast; N is stored in each hash, so
+// verification always uses the cost the hash was made with.
+const PARAMS = { N: process.env.VITEST ? 1024 : 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEYLEN = 32;
 
 /** Password hash with a random salt: `scrypt$N$r$p$salt$hash` (base64url). */
@@ -38,11 +40,14 @@ export async function verifyPassword(password: string, stored: string | null | u
  * (docs/adr/0003-pins.md explains why a per-user salt buys nothing for a 4-to-8-digit PIN).
  */
 export async function hashPin(pin: string, tenantSalt: string): Promise<string> {
-  const key = await scrypt(pin, Buffer.from(tenantSalt, 'base64url'), KEYLEN, PARAMS);
+  // The tenant's salt carries the cost it was made with (`N$salt`), so every PIN of a tenant hashes alike.
+  const [n, salt] = tenantSalt.includes('$') ? tenantSalt.split('$') : ['16384', tenantSalt];
+  const key = await scrypt(pin, Buffer.from(salt!, 'base64url'), KEYLEN, { ...PARAMS, N: Number(n) });
   return `scrypt-pin$${key.toString('base64url')}`;
 }
 
-export const newSalt = (): string => crypto.randomBytes(16).toString('base64url');
+/** A tenant's PIN salt, with the scrypt cost in front: `N$salt`. */
+export const newPinSalt = (): string => `${PARAMS.N}$${crypto.randomBytes(16).toString('base64url')}`;
 
 /** A bearer secret with 256 bits of entropy. */
 export const newToken = (): string => crypto.randomBytes(32).toString('base64url');

@@ -3,7 +3,7 @@ import type { Db } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { conflict, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { newSalt } from '../../shared/secrets.js';
+import { newPinSalt } from '../../shared/secrets.js';
 import type { UsersService } from '../users/users.service.js';
 import type { User } from '../users/users.schemas.js';
 import { tenantsRepository, type TenantRow } from './tenants.repository.js';
@@ -60,7 +60,7 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
       const input = SetupBody.parse(raw);
       if (await tenantsRepository.findBySlug(db, input.slug)) throw slugTaken();
       const id = newId();
-      const pinSalt = newSalt();
+      const pinSalt = newPinSalt();
       const prepared = await users.prepare(id, pinSalt, {
         name: input.admin_name ?? 'Beheerder',
         role: 'admin',

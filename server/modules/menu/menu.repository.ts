@@ -1,0 +1,31 @@
+import type { Executor } from '../../db/connection.js';
+import type { CategoriesTable, ProductsTable } from '../../db/database.js';
+
+export type CategoryRow = CategoriesTable;
+export type ProductRow = ProductsTable;
+
+export const menuRepository = {
+  listCategories: (db: Executor, tenantId: string, includeArchived: boolean) => {
+    let q = db.selectFrom('categories').selectAll().where('tenant_id', '=', tenantId);
+    if (!includeArchived) q = q.where('archived_at', 'is', null);
+    return q.orderBy('position').orderBy('name').execute();
+  },
+  findCategory: (db: Executor, tenantId: string, id: string) =>
+    db.selectFrom('categories').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
+  insertCategory: (db: Executor, row: CategoryRow) => db.insertInto('categories').values(row).execute(),
+  updateCategory: (db: Executor, row: CategoryRow) =>
+    db.updateTable('categories').set(row).where('tenant_id', '=', row.tenant_id).where('id', '=', row.id).execute(),
+
+  listProducts: (db: Executor, tenantId: string, includeArchived: boolean) => {
+    let q = db.selectFrom('products').selectAll().where('tenant_id', '=', tenantId);
+    if (!includeArchived) q = q.where('archived_at', 'is', null);
+    return q.orderBy('name').execute();
+  },
+  findProduct: (db: Executor, tenantId: string, id: string) =>
+    db.selectFrom('products').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
+  findProducts: (db: Executor, tenantId: string, ids: string[]) =>
+    ids.length === 0 ? Promise.resolve([]) : db.selectFrom('products').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', ids).execute(),
+  insertProduct: (db: Executor, row: ProductRow) => db.insertInto('products').values(row).execute(),
+  updateProduct: (db: Executor, row: ProductRow) =>
+    db.updateTable('products').set(row).where('tenant_id', '=', row.tenant_id).where('id', '=', row.id).execute(),
+};

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errors, listOf } from '../../shared/schemas.js';
+import { sessionOf } from '../../plugins/auth.js';
+import {
+  Category,
+  CreateCategoryBody,
+  CreateProductBody,
+  IdParams,
+  IncludeArchivedQuery,
+  Product,
+  UpdateCategoryBody,
+  UpdateProductBody,
+} from './menu.schemas.js';
+import type { MenuService } from './menu.service.js';
+
+/** Menu configuration (CONTRACT §6): admin only. */
+export const menuRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> = async (app, { menu }) => {
+  app.addHook('preHandler', app.requireAdmin);
+  const tags = ['Menukaart'];
+
+  app.get('/categories', { schema: { tags, summary: 'Menu categories', querystring: IncludeArchivedQuery, response: { 200: listOf(Category), ...errors(400, 401, 403) } } }, async (request) => ({
+    data: await menu.listCategories(sessionOf(request).tenantId, request.query.include_archived === 'true'),
+  }));
+  app.post('/categories', { schema: { tags, summary: 'Create a category', body: CreateCategoryBody, response: { 201: Category, ...errors(400, 401, 403) } } }, async (request, reply) =>
+    reply.code(201).send(await menu.createCategory(sessionOf(request).tenantId, request.body)),
+  );
+  app.patch('/categories/:id', { schema: { tags, summary: 'Rename or reorder a category', params: IdParams, body: UpdateCategoryBody, response: { 200: Category, ...errors(400, 401, 403, 404) } } }, async (request) =>
+    menu.updateCategory(sessionOf(request).tenantId, request.params.id, request.body),
+  );
+  app.delete('/categories/:id', { schema: { tags, summary: 'Archive a category', params: IdParams, response: { 204: z.null(), ...errors(401, 403, 404) } } }, async (request, reply) => {
+    await menu.archiveCategory(sessionOf(request).tenantId, request.params.id);
+    return reply.code(204).send(null);
+  });
+
+  app.get('/products', { schema: { tags, summary: 'Products (archived ones with include_archived=true)', querystring: IncludeArchivedQuery, response: { 200: listOf(Product), ...errors(400, 401, 403) } } }, async (request) => ({
+    data: await menu.listProducts(sessionOf(request).tenantId, request.query.include_archived === 'true'),
+  }));
+  app.post('/products', { schema: { tags, summary: 'Create a product', body: CreateProductBody, response: { 201: Product, ...errors(400, 401, 403) } } }, async (request, reply) =>
+    reply.code(201).send(await menu.createProduct(sessionOf(request).tenantId, request.body)),
+  );
+  app.patch('/products/:id', { schema: { tags, summary: 'Change a product (price changes apply to new orders only)', params: IdParams, body: UpdateProductBody, response: { 200: Product, ...errors(400, 401, 403, 404) } } }, async (request) =>
+    menu.updateProduct(sessionOf(request).tenantId, request.params.id, request.body),
+  );
+  app.delete('/products/:id', { schema: { tags, summary: 'Archive a product: it leaves the menu, history keeps it', params: IdParams, response: { 204: z.null(), ...errors(401, 403, 404) } } }, async (request, reply) => {
+    await menu.archiveProduct(sessionOf(request).tenantId, request.params.id);
+    return reply.code(204).send(null);
+  });
+};

@@ -1,0 +1,155 @@
+import type { ChangeLog } from '../../db/change-log.js';
+import type { Db, Executor } from '../../db/connection.js';
+import { invalidField, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { menuRepository, type CategoryRow, type ProductRow } from './menu.repository.js';
+import type { Category, CreateProductInput, Product, UpdateProductInput } from './menu.schemas.js';
+import { CreateProductBody } from './menu.schemas.js';
+
+export const toCategoryDto = (r: CategoryRow): Category => ({
+  id: r.id,
+  name: r.name,
+  position: r.position,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  archived_at: r.archived_at,
+});
+
+export const toProductDto = (r: ProductRow): Product => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  category_id: r.category_id,
+  price_cents: r.price_cents,
+  cost_cents: r.cost_cents,
+  vat_rate: r.vat_rate,
+  unit: r.unit,
+  min_level: r.min_level,
+  available: r.available === 1,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  archived_at: r.archived_at,
+});
+
+/** Change-log payloads carry the full row (state down; last-writer-wins per field on sync). */
+const categoryChange = (row: CategoryRow, kind: string) => ({ entity: 'category', entityId: row.id, kind, payload: { ...row } });
+const productChange = (row: ProductRow, kind: string) => ({ entity: 'product', entityId: row.id, kind, payload: { ...row } });
+
+export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
+  const { db, changes } = deps;
+
+  async function assertCategory(trx: Executor, tenantId: string, categoryId: string | null | undefined) {
+    if (!categoryId) return;
+    const c = await menuRepository.findCategory(trx, tenantId, categoryId);
+    if (!c || c.archived_at) throw invalidField('category_id', 'verwijst naar een categorie die niet bestaat.');
+  }
+
+  return {
+    async listCategories(tenantId: string, includeArchived = false): Promise<Category[]> {
+      return (await menuRepository.listCategories(db, tenantId, includeArchived)).map(toCategoryDto);
+    },
+
+    async createCategory(tenantId: string, input: { name: string; position?: number }): Promise<Category> {
+      return changes.write(tenantId, async (w) => {
+        const row: CategoryRow = { id: newId(), tenant_id: tenantId, name: input.name, position: input.position ?? 0, created_at: w.now, updated_at: w.now, archived_at: null };
+        await menuRepository.insertCategory(w.trx, row);
+        await w.record(categoryChange(row, 'category.created'));
+        return toCategoryDto(row);
+      });
+    },
+
+    async updateCategory(tenantId: string, id: string, input: { name?: string; position?: number }): Promise<Category> {
+      return changes.write(tenantId, async (w) => {
+        const cur = await menuRepository.findCategory(w.trx, tenantId, id);
+        if (!cur || cur.archived_at) throw notFound('Categorie');
+        const row: CategoryRow = { ...cur, name: input.name ?? cur.name, position: input.position ?? cur.position, updated_at: w.now };
+        await menuRepository.updateCategory(w.trx, row);
+        await w.record(categoryChange(row, 'category.updated'));
+        return toCategoryDto(row);
+      });
+    },
+
+    /** Archives the category; its products keep their category id so history and reports stay readable. */
+    async archiveCategory(tenantId: string, id: string): Promise<void> {
+      await changes.write(tenantId, async (w) => {
+        const cur = await menuRepository.findCategory(w.trx, tenantId, id);
+        if (!cur || cur.archived_at) throw notFound('Categorie');
+        const row: CategoryRow = { ...cur, archived_at: w.now, updated_at: w.now };
+        await menuRepository.updateCategory(w.trx, row);
+        await w.record(categoryChange(row, 'category.archived'));
+      });
+    },
+
+    async listProducts(tenantId: string, includeArchived = false): Promise<Product[]> {
+      return (await menuRepository.listProducts(db, tenantId, includeArchived)).map(toProductDto);
+    },
+
+    async getProduct(tenantId: string, id: string): Promise<Product> {
+      const row = await menuRepository.findProduct(db, tenantId, id);
+      if (!row) throw notFound('Product');
+      return toProductDto(row);
+    },
+
+    /** Rows for pricing an order: the caller checks availability. */
+    async productsForOrder(trx: Executor, tenantId: string, ids: string[]): Promise<ProductRow[]> {
+      return menuRepository.findProducts(trx, tenantId, ids);
+    },
+
+    async createProduct(tenantId: string, raw: CreateProductInput): Promise<Product> {
+      const input = CreateProductBody.parse(raw);
+      return changes.write(tenantId, async (w) => {
+        await assertCategory(w.trx, tenantId, input.category_id);
+        const row: ProductRow = {
+          id: newId(),
+          tenant_id: tenantId,
+          category_id: input.category_id ?? null,
+          name: input.name,
+          description: input.description ?? null,
+          price_cents: input.price_cents,
+          cost_cents: input.cost_cents ?? null,
+          vat_rate: input.vat_rate ?? null,
+          unit: input.unit ?? null,
+          min_level: input.min_level ?? null,
+          available: input.available ? 1 : 0,
+          created_at: w.now,
+          updated_at: w.now,
+          archived_at: null,
+        };
+        await menuRepository.insertProduct(w.trx, row);
+        await w.record(productChange(row, 'product.created'));
+        return toProductDto(row);
+      });
+    },
+
+    async updateProduct(tenantId: string, id: string, input: UpdateProductInput): Promise<Product> {
+      return changes.write(tenantId, async (w) => {
+        const cur = await menuRepository.findProduct(w.trx, tenantId, id);
+        if (!cur || cur.archived_at) throw notFound('Product');
+        if (input.category_id !== undefined) await assertCategory(w.trx, tenantId, input.category_id);
+        const { available, ...rest } = input;
+        const row: ProductRow = {
+          ...cur,
+          ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
+          ...(available === undefined ? {} : { available: available ? 1 : 0 }),
+          updated_at: w.now,
+        };
+        await menuRepository.updateProduct(w.trx, row);
+        await w.record(productChange(row, 'product.updated'));
+        return toProductDto(row);
+      });
+    },
+
+    /** Always an archive: orders, stock and reports refer to products, and deletes must sync (ARCHITECTURE §3). */
+    async archiveProduct(tenantId: string, id: string): Promise<void> {
+      await changes.write(tenantId, async (w) => {
+        const cur = await menuRepository.findProduct(w.trx, tenantId, id);
+        if (!cur || cur.archived_at) throw notFound('Product');
+        const row: ProductRow = { ...cur, archived_at: w.now, updated_at: w.now, available: 0 };
+        await menuRepository.updateProduct(w.trx, row);
+        await w.record(productChange(row, 'product.archived'));
+      });
+    },
+  };
+}
+
+export type MenuService = ReturnType<typeof createMenuService>;

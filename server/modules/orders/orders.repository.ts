@@ -1,0 +1,60 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/connection.js';
+import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
+import type { OrderSource, OrderStatus } from './orders.schemas.js';
+
+export type OrderRow = OrdersTable;
+export type OrderItemRow = OrderItemsTable;
+export type HistoryRow = OrderStatusHistoryTable;
+
+export interface OrderFilter {
+  statuses?: readonly OrderStatus[];
+  source?: OrderSource;
+}
+
+export const ordersRepository = {
+  find: (db: Executor, tenantId: string, id: string) =>
+    db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
+
+  findByIdempotencyKey: (db: Executor, tenantId: string, key: string) =>
+    db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('idempotency_key', '=', key).executeTakeFirst(),
+
+  list: (db: Executor, tenantId: string, f: OrderFilter, order: 'asc' | 'desc', limit: number, offset: number) => {
+    let q = db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId);
+    if (f.statuses?.length) q = q.where('status', 'in', f.statuses);
+    if (f.source) q = q.where('source', '=', f.source);
+    return q.orderBy('created_at', order).orderBy('id', order).limit(limit).offset(offset).execute();
+  },
+
+  count: async (db: Executor, tenantId: string, f: OrderFilter) => {
+    let q = db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId);
+    if (f.statuses?.length) q = q.where('status', 'in', f.statuses);
+    if (f.source) q = q.where('source', '=', f.source);
+    return Number((await q.executeTakeFirstOrThrow()).n);
+  },
+
+  itemsOf: (db: Executor, orderIds: string[]) =>
+    orderIds.length === 0
+      ? Promise.resolve([] as OrderItemRow[])
+      : db.selectFrom('order_items').selectAll().where('order_id', 'in', orderIds).orderBy('order_id').orderBy('position').execute(),
+
+  historyOf: (db: Executor, tenantId: string, orderId: string) =>
+    db.selectFrom('order_status_history').selectAll().where('tenant_id', '=', tenantId).where('order_id', '=', orderId).orderBy('created_at').orderBy('id').execute(),
+
+  insert: (db: Executor, row: OrderRow) => db.insertInto('orders').values(row).execute(),
+  insertItems: (db: Executor, rows: OrderItemRow[]) => (rows.length ? db.insertInto('order_items').values(rows).execute() : Promise.resolve()),
+  insertHistory: (db: Executor, row: HistoryRow) => db.insertInto('order_status_history').values(row).execute(),
+  update: (db: Executor, tenantId: string, id: string, patch: Partial<OrderRow>) =>
+    db.updateTable('orders').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute(),
+
+  /** Next number of (tenant, prefix, day); the upsert holds the counter row's lock until commit. */
+  nextNumber: async (db: Executor, tenantId: string, prefix: string, day: string): Promise<number> => {
+    const r = await db
+      .insertInto('order_counters')
+      .values({ tenant_id: tenantId, prefix, business_day: day, last: 1 })
+      .onConflict((oc) => oc.columns(['tenant_id', 'prefix', 'business_day']).doUpdateSet({ last: sql<number>`order_counters.last + 1` }))
+      .returning('last')
+      .executeTakeFirstOrThrow();
+    return Number(r.last);
+  },
+};

@@ -1,0 +1,91 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { conflict } from '../../shared/errors.js';
+import { errors, listOf, pageOf } from '../../shared/schemas.js';
+import { sessionOf } from '../../plugins/auth.js';
+import { CreateOrderBody, IdempotencyHeaders, ListOrdersQuery, Order, OrderParams, OrderStatus, UpdateOrderBody } from './orders.schemas.js';
+import type { OrdersService } from './orders.service.js';
+
+const HistoryEntry = z
+  .object({ id: z.string(), from_status: OrderStatus.nullable(), to_status: OrderStatus, user_id: z.string().nullable(), source: z.string(), created_at: z.string() })
+  .meta({ id: 'OrderStatusChange' });
+
+export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = async (app, { orders }) => {
+  const tags = ['Bestellingen'];
+  const actor = (request: Parameters<typeof sessionOf>[0]) => {
+    const s = sessionOf(request);
+    return { tenantId: s.tenantId, userId: s.userId, via: 'pos' as const };
+  };
+
+  app.get(
+    '/orders',
+    {
+      preHandler: app.requireAdmin,
+      schema: { tags, summary: 'Orders, newest first; status may be comma-separated', querystring: ListOrdersQuery, response: { 200: pageOf(Order), ...errors(400, 401, 403) } },
+    },
+    async (request) => {
+      const { status, source, limit, offset } = request.query;
+      return orders.list(sessionOf(request).tenantId, { statuses: status, source }, limit, offset);
+    },
+  );
+
+  app.get(
+    '/orders/live',
+    { preHandler: app.requireSession, schema: { tags, summary: 'Active orders (new … delivering), oldest first', response: { 200: listOf(Order), ...errors(401) } } },
+    async (request) => ({ data: await orders.live(sessionOf(request).tenantId) }),
+  );
+
+  app.get(
+    '/orders/:id',
+    { preHandler: app.requireSession, schema: { tags, summary: 'One order', params: OrderParams, response: { 200: Order, ...errors(400, 401, 404) } } },
+    async (request) => orders.get(sessionOf(request).tenantId, request.params.id),
+  );
+
+  app.get(
+    '/orders/:id/history',
+    {
+      preHandler: app.requireSession,
+      schema: { tags, summary: 'Every status change of an order: who, when, from, to', params: OrderParams, response: { 200: listOf(HistoryEntry), ...errors(400, 401, 404) } },
+    },
+    async (request) => ({ data: (await orders.history(sessionOf(request).tenantId, request.params.id)).map(({ tenant_id: _t, order_id: _o, ...h }) => h) }),
+  );
+
+  app.post(
+    '/orders',
+    {
+      preHandler: app.requireSession,
+      schema: {
+        tags,
+        summary: 'Create an order; prices come from the menu. A repeated idempotency key (body or Idempotency-Key header) answers 200 with the original order.',
+        headers: IdempotencyHeaders,
+        body: CreateOrderBody,
+        response: { 201: Order, 200: Order, ...errors(400, 401, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { order, created } = await orders.create(actor(request), request.body, request.headers['idempotency-key']);
+      return reply.code(created ? 201 : 200).send(order);
+    },
+  );
+
+  app.patch(
+    '/orders/:id',
+    {
+      preHandler: app.requireAdmin,
+      schema: {
+        tags,
+        summary: 'Change the status (forward only, or cancelled) and/or mark paid',
+        params: OrderParams,
+        body: UpdateOrderBody,
+        response: { 200: Order, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { status, payment_status } = request.body;
+      if (status === 'cancelled' && payment_status === 'paid') throw conflict('Een bestelling kan niet tegelijk geannuleerd en betaald worden.');
+      let order = payment_status ? (await orders.markPaid(actor(request), request.params.id)).order : undefined;
+      if (status) order = (await orders.setStatus(actor(request), request.params.id, status)).order;
+      return order!;
+    },
+  );
+};

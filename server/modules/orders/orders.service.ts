@@ -1,0 +1,239 @@
+import crypto from 'node:crypto';
+import type { ChangeLog, Writer } from '../../db/change-log.js';
+import type { Db } from '../../db/connection.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { AppError, conflict, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import type { MenuService } from '../menu/menu.service.js';
+import type { TenantsService } from '../tenants/tenants.service.js';
+import { ordersRepository, type HistoryRow, type OrderItemRow, type OrderRow, type OrderFilter } from './orders.repository.js';
+import { businessDay, formatNumber, transition } from './orders.rules.js';
+import { ACTIVE_STATUSES, type CreateOrderInput, type Order, type OrderSource, type OrderStatus } from './orders.schemas.js';
+
+export interface Actor {
+  tenantId: string;
+  userId: string | null;
+  /** Who is acting, for the status history: pos, web, external, or sync. */
+  via: OrderSource | 'sync';
+}
+
+export function toOrderDto(row: OrderRow, items: OrderItemRow[]): Order {
+  return {
+    id: row.id,
+    number: row.number,
+    status: row.status,
+    source: row.source,
+    table_id: row.table_id,
+    customer: row.customer_name || row.customer_phone ? { name: row.customer_name, phone: row.customer_phone } : null,
+    notes: row.notes,
+    items: items.map((i) => ({
+      id: i.id,
+      product_id: i.product_id,
+      name: i.name,
+      quantity: i.quantity,
+      unit_price_cents: i.unit_price_cents,
+      total_cents: i.total_cents,
+      notes: i.notes,
+    })),
+    total_cents: row.total_cents,
+    payment_status: row.payment_status,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** A stable fingerprint of what was asked, so a repeated key with a different body is told apart. */
+function requestHash(input: CreateOrderInput, source: OrderSource): string {
+  const canonical = {
+    source,
+    items: input.items.map((i) => [i.product_id, i.quantity, i.notes ?? null]),
+    table_id: input.table_id ?? null,
+    notes: input.notes ?? null,
+    customer: [input.customer?.name ?? null, input.customer?.phone ?? null],
+  };
+  return crypto.createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}
+
+const forbiddenMove = (from: OrderStatus, to: OrderStatus) => conflict(`Deze statuswijziging is niet toegestaan (van '${from}' naar '${to}').`);
+const keyReused = () => conflict('Deze idempotency-sleutel is al gebruikt voor een andere bestelling.');
+
+export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: MenuService; tenants: TenantsService }) {
+  const { db, changes, menu, tenants } = deps;
+  /** K on an appliance, W in the cloud: numbers born on either side never collide (ARCHITECTURE §4). */
+  const prefix = changes.origin === 'cloud' ? 'W' : 'K';
+
+  async function load(tenantId: string, id: string, exec = db as Db | Writer['trx']): Promise<Order> {
+    const row = await ordersRepository.find(exec, tenantId, id);
+    if (!row) throw notFound('Bestelling');
+    return toOrderDto(row, await ordersRepository.itemsOf(exec, [id]));
+  }
+
+  async function withItems(rows: OrderRow[]): Promise<Order[]> {
+    const items = await ordersRepository.itemsOf(db, rows.map((r) => r.id));
+    const byOrder = new Map<string, OrderItemRow[]>();
+    for (const i of items) {
+      const list = byOrder.get(i.order_id);
+      if (list) list.push(i);
+      else byOrder.set(i.order_id, [i]);
+    }
+    return rows.map((r) => toOrderDto(r, byOrder.get(r.id) ?? []));
+  }
+
+  async function repeatOf(tenantId: string, key: string, hash: string): Promise<Order | undefined> {
+    const existing = await ordersRepository.findByIdempotencyKey(db, tenantId, key);
+    if (!existing) return undefined;
+    if (existing.request_hash !== hash) throw keyReused();
+    return load(tenantId, existing.id);
+  }
+
+  const historyRow = (w: Writer, actor: Actor, orderId: string, from: OrderStatus | null, to: OrderStatus): HistoryRow => ({
+    id: newId(),
+    tenant_id: actor.tenantId,
+    order_id: orderId,
+    from_status: from,
+    to_status: to,
+    user_id: actor.userId,
+    source: actor.via,
+    created_at: w.now,
+  });
+
+  return {
+    get: (tenantId: string, id: string) => load(tenantId, id),
+
+    async list(tenantId: string, filter: OrderFilter, limit: number, offset: number) {
+      const [rows, total] = await Promise.all([
+        ordersRepository.list(db, tenantId, filter, 'desc', limit, offset),
+        ordersRepository.count(db, tenantId, filter),
+      ]);
+      return { data: await withItems(rows), total, limit, offset };
+    },
+
+    async live(tenantId: string): Promise<Order[]> {
+      return withItems(await ordersRepository.list(db, tenantId, { statuses: ACTIVE_STATUSES }, 'asc', 1000, 0));
+    },
+
+    async history(tenantId: string, id: string) {
+      await load(tenantId, id);
+      return ordersRepository.historyOf(db, tenantId, id);
+    },
+
+    /**
+     * Creates an order with menu prices. With an idempotency key, a repeat answers the original
+     * (`created: false`); the unique index on (tenant, key) settles concurrent repeats.
+     */
+    async create(actor: Actor & { via: OrderSource }, input: CreateOrderInput, idempotencyKey?: string): Promise<{ order: Order; created: boolean }> {
+      const key = idempotencyKey ?? input.idempotency_key;
+      if (idempotencyKey && input.idempotency_key && idempotencyKey !== input.idempotency_key) {
+        throw new AppError('VALIDATION', "Ongeldige invoer: de Idempotency-Key-header en 'idempotency_key' verschillen.", {
+          details: [{ field: 'idempotency_key', error: "'idempotency_key' moet gelijk zijn aan de Idempotency-Key-header." }],
+        });
+      }
+      const hash = requestHash(input, actor.via);
+      if (key) {
+        const repeat = await repeatOf(actor.tenantId, key, hash);
+        if (repeat) return { order: repeat, created: false };
+      }
+      const { timezone } = await tenants.getSettings(actor.tenantId);
+      try {
+        const order = await changes.write(actor.tenantId, async (w) => {
+          const products = await menu.productsForOrder(w.trx, actor.tenantId, [...new Set(input.items.map((i) => i.product_id))]);
+          const byId = new Map(products.map((p) => [p.id, p]));
+          const details = input.items.flatMap((item, idx) => {
+            const p = byId.get(item.product_id);
+            if (!p || p.archived_at) return [{ field: `items.${idx}.product_id`, error: `'items.${idx}.product_id' is geen product van deze menukaart.` }];
+            if (p.available !== 1) return [{ field: `items.${idx}.product_id`, error: `'${p.name}' is op dit moment niet beschikbaar.` }];
+            return [];
+          });
+          if (details.length) throw new AppError('VALIDATION', `Ongeldige invoer: ${details[0]!.error.replace(/\.$/, '')}.`, { details });
+
+          const id = newId();
+          const day = businessDay(w.nowDate, timezone);
+          const number = formatNumber(prefix, await ordersRepository.nextNumber(w.trx, actor.tenantId, prefix, day));
+          const items: OrderItemRow[] = input.items.map((item, position) => {
+            const unit = byId.get(item.product_id)!.price_cents;
+            return {
+              id: newId(),
+              tenant_id: actor.tenantId,
+              order_id: id,
+              position,
+              product_id: item.product_id,
+              name: byId.get(item.product_id)!.name,
+              quantity: item.quantity,
+              unit_price_cents: unit,
+              total_cents: unit * item.quantity,
+              notes: item.notes ?? null,
+            };
+          });
+          const row: OrderRow = {
+            id,
+            tenant_id: actor.tenantId,
+            number,
+            business_day: day,
+            origin: changes.origin,
+            status: 'new',
+            source: actor.via,
+            table_id: input.table_id ?? null,
+            customer_name: input.customer?.name ?? null,
+            customer_phone: input.customer?.phone ?? null,
+            notes: input.notes ?? null,
+            total_cents: items.reduce((s, i) => s + i.total_cents, 0),
+            payment_status: 'open',
+            idempotency_key: key ?? null,
+            request_hash: key ? hash : null,
+            created_by: actor.userId,
+            created_at: w.now,
+            updated_at: w.now,
+          };
+          await ordersRepository.insert(w.trx, row);
+          await ordersRepository.insertItems(w.trx, items);
+          const history = historyRow(w, actor, id, null, 'new');
+          await ordersRepository.insertHistory(w.trx, history);
+          const order = toOrderDto(row, items);
+          await w.record({ entity: 'order', entityId: id, kind: 'order.created', payload: { order, history, business_day: day, origin: row.origin, idempotency_key: row.idempotency_key } });
+          return order;
+        });
+        return { order, created: true };
+      } catch (err) {
+        // A concurrent request with the same key won the race: answer with its order.
+        if (key && isUniqueViolation(err)) {
+          const repeat = await repeatOf(actor.tenantId, key, hash);
+          if (repeat) return { order: repeat, created: false };
+        }
+        throw err;
+      }
+    },
+
+    /** Moves the status forward (or to cancelled); setting the current status again changes nothing. */
+    async setStatus(actor: Actor, id: string, to: OrderStatus): Promise<{ order: Order; from: OrderStatus; changed: boolean }> {
+      return changes.write(actor.tenantId, async (w) => {
+        const row = await ordersRepository.find(w.trx, actor.tenantId, id);
+        if (!row) throw notFound('Bestelling');
+        const verdict = transition(row.status, to);
+        if (verdict === 'forbidden') throw forbiddenMove(row.status, to);
+        if (verdict === 'noop') return { order: await load(actor.tenantId, id, w.trx), from: row.status, changed: false };
+        await ordersRepository.update(w.trx, actor.tenantId, id, { status: to, updated_at: w.now });
+        const history = historyRow(w, actor, id, row.status, to);
+        await ordersRepository.insertHistory(w.trx, history);
+        const order = toOrderDto({ ...row, status: to, updated_at: w.now }, await ordersRepository.itemsOf(w.trx, [id]));
+        await w.record({ entity: 'order', entityId: id, kind: 'order.status_changed', payload: { order, from: row.status, to, history } });
+        return { order, from: row.status, changed: true };
+      });
+    },
+
+    /** Open → paid, once; paid never reverts. Emits order.paid the first time only. */
+    async markPaid(actor: Actor, id: string, payment: { provider?: string; payment_id?: string; amount_cents?: number } = {}): Promise<{ order: Order; changed: boolean }> {
+      return changes.write(actor.tenantId, async (w) => {
+        const row = await ordersRepository.find(w.trx, actor.tenantId, id);
+        if (!row) throw notFound('Bestelling');
+        if (row.payment_status === 'paid') return { order: await load(actor.tenantId, id, w.trx), changed: false };
+        if (row.status === 'cancelled') throw conflict('Een geannuleerde bestelling kan niet betaald worden.');
+        await ordersRepository.update(w.trx, actor.tenantId, id, { payment_status: 'paid', updated_at: w.now });
+        const order = toOrderDto({ ...row, payment_status: 'paid', updated_at: w.now }, await ordersRepository.itemsOf(w.trx, [id]));
+        await w.record({ entity: 'order', entityId: id, kind: 'order.paid', payload: { order, payment: { ...payment, by: actor.userId, via: actor.via } } });
+        return { order, changed: true };
+      });
+    },
+  };
+}
+
+export type OrdersService = ReturnType<typeof createOrdersService>;

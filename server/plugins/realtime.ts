@@ -1,0 +1,171 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Server, type Socket } from 'socket.io';
+import type { ChangeLog, ChangeRecord } from '../db/change-log.js';
+import { readChanges } from '../db/change-log.js';
+import type { Db } from '../db/connection.js';
+import type { AuthService } from '../modules/auth/auth.service.js';
+import type { Order } from '../modules/orders/orders.schemas.js';
+import { SESSION_COOKIE } from './auth.js';
+
+/**
+ * Live updates to the tablets (ARCHITECTURE §5). One typed event map; every event carries the
+ * change-log `seq` it came from, so a client knows where it is and can catch up after a drop.
+ * Later areas add their events here (table status, food-safety alerts, sync status).
+ */
+export interface ServerToClientEvents {
+  /** First message after connecting (and after catch-up): the tenant's current position. */
+  hello: (e: { seq: number }) => void;
+  /** The client's last_seq is too old to replay: re-fetch GET /orders/live and continue from `seq`. */
+  resync: (e: { seq: number }) => void;
+  'order:created': (e: { seq: number; order: Order }) => void;
+  'order:updated': (e: { seq: number; order: Order; kind: 'order.status_changed' | 'order.paid'; from?: string; to?: string }) => void;
+}
+export type ClientToServerEvents = Record<string, never>;
+export interface SocketData {
+  tenantId: string;
+  userId: string;
+}
+export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+type TabletSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+
+/** How many missed changes a reconnecting tablet may replay before it is told to re-fetch instead. */
+export const CATCH_UP_LIMIT = 1000;
+
+/** Change-log record → socket event, or nothing for changes tablets don't see (users, settings...). */
+export function toSocketEvent(c: ChangeRecord): { name: keyof ServerToClientEvents; payload: unknown } | null {
+  const p = c.payload as { order?: Order; from?: string; to?: string };
+  switch (c.kind) {
+    case 'order.created':
+      return { name: 'order:created', payload: { seq: c.seq, order: p.order } };
+    case 'order.status_changed':
+      return { name: 'order:updated', payload: { seq: c.seq, order: p.order, kind: c.kind, from: p.from, to: p.to } };
+    case 'order.paid':
+      return { name: 'order:updated', payload: { seq: c.seq, order: p.order, kind: c.kind } };
+    default:
+      return null;
+  }
+}
+
+const room = (tenantId: string) => `tenant:${tenantId}`;
+
+function parseCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    io: RealtimeServer;
+  }
+}
+
+/**
+ * Fans out committed changes per tenant, in commit order, exactly once per node. The change log's
+ * `committed` event is only a wake-up: when the records follow the last emitted seq directly they
+ * are emitted as they are; otherwise the gap is read from the log first. All work of one tenant
+ * (live emission and reconnect catch-up) runs on one promise chain, so nothing interleaves.
+ */
+export class TenantFanout {
+  private readonly last = new Map<string, number>();
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly io: RealtimeServer,
+    private readonly db: Db,
+    private readonly changes: ChangeLog,
+  ) {}
+
+  private enqueue(tenantId: string, job: () => Promise<void>): Promise<void> {
+    const next = (this.chains.get(tenantId) ?? Promise.resolve()).then(job).catch(() => {});
+    this.chains.set(tenantId, next);
+    return next;
+  }
+
+  private emitAll(records: ChangeRecord[], to: { emit: (name: never, payload: never) => unknown }): void {
+    for (const c of records) {
+      const ev = toSocketEvent(c);
+      if (ev) (to.emit as (n: string, p: unknown) => void)(ev.name, ev.payload);
+    }
+  }
+
+  onCommitted(tenantId: string, records: ChangeRecord[]): Promise<void> {
+    return this.enqueue(tenantId, async () => {
+      const first = records[0]?.seq ?? 0;
+      const lastSeq = records[records.length - 1]?.seq ?? 0;
+      // The first wake-up after start defines this node's fan-out cursor for the tenant.
+      const known = this.last.get(tenantId) ?? first - 1;
+      if (lastSeq <= known) return;
+      let batch = records.filter((r) => r.seq > known);
+      if (batch[0] && batch[0].seq !== known + 1) {
+        // A commit whose wake-up arrived late (another node or connection): read the gap in order.
+        batch = await readChanges(this.db, tenantId, known, lastSeq - known);
+      }
+      this.emitAll(batch, this.io.to(room(tenantId)) as never);
+      this.last.set(tenantId, batch[batch.length - 1]?.seq ?? known);
+    });
+  }
+
+  /** Replays what a reconnecting socket missed, then lets it join the live room; in the tenant's chain. */
+  attach(socket: TabletSocket, lastSeen: number | undefined): Promise<void> {
+    const tenantId = socket.data.tenantId;
+    return this.enqueue(tenantId, async () => {
+      // Before the first live emission of this tenant the log itself says where we are. A change
+      // replayed here may then also arrive live once: clients ignore a seq they have already seen.
+      const current = this.last.get(tenantId) ?? (await this.changes.lastSeq(tenantId));
+      if (lastSeen !== undefined && lastSeen < current) {
+        if (current - lastSeen > CATCH_UP_LIMIT) {
+          socket.emit('resync', { seq: current });
+        } else {
+          const missed = await readChanges(this.db, tenantId, lastSeen, current - lastSeen);
+          this.emitAll(missed, socket as never);
+        }
+      }
+      await socket.join(room(tenantId));
+      socket.emit('hello', { seq: current });
+    });
+  }
+}
+
+async function realtimePlugin(app: FastifyInstance, opts: { auth: AuthService; changes: ChangeLog; db: Db }): Promise<void> {
+  const io: RealtimeServer = new Server(app.server, { serveClient: false, cors: { origin: false } });
+  app.decorate('io', io);
+  const fanout = new TenantFanout(io, opts.db, opts.changes);
+
+  // A tablet connects with the session cookie it logged in with; no session, no connection.
+  io.use(async (socket, next) => {
+    try {
+      const token = parseCookie(socket.handshake.headers.cookie, SESSION_COOKIE);
+      const ctx = await opts.auth.authenticate(token);
+      if (!ctx) {
+        const err = new Error('Je bent niet ingelogd.') as Error & { data?: unknown };
+        err.data = { code: 'UNAUTHORIZED' };
+        return next(err);
+      }
+      socket.data.tenantId = ctx.tenantId;
+      socket.data.userId = ctx.userId;
+      next();
+    } catch (err) {
+      next(err as Error);
+    }
+  });
+
+  io.on('connection', (socket) => {
+    const raw = (socket.handshake.auth as { last_seq?: unknown }).last_seq;
+    const lastSeen = typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 ? raw : undefined;
+    void fanout.attach(socket, lastSeen);
+  });
+
+  const listener = (tenantId: string, records: ChangeRecord[]) => void fanout.onCommitted(tenantId, records);
+  opts.changes.on('committed', listener);
+  app.addHook('onClose', async () => {
+    opts.changes.off('committed', listener);
+    await io.close();
+  });
+}
+
+export default fp(realtimePlugin, { name: 'realtime' });
