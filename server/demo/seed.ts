@@ -6,10 +6,14 @@
  * log, exactly like real use) and may leave what later areas need on the context (staff ids, ...).
  * Later issues add their area as one function and one line in AREAS below.
  */
+import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { Runtime } from '../runtime.js';
 import type { TenantInfo } from '../modules/tenants/tenants.service.js';
 import type { User } from '../modules/users/users.schemas.js';
+import type { Product } from '../modules/menu/menu.schemas.js';
+import { seedMenu } from './menu.js';
+import { seedOrders } from './orders.js';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Bistro De Gouden Lepel';
@@ -38,6 +42,8 @@ export interface DemoContext {
   tenant: TenantInfo;
   admin: User;
   staff: Array<User & { pin: string }>;
+  /** Left by seedMenu for the areas after it. */
+  products?: Product[];
   /** Per-area counts for the printed summary, e.g. `{ staff: 6, products: 32 }`. */
   counts: Record<string, number>;
 }
@@ -87,8 +93,8 @@ export async function seedStaff(ctx: DemoContext): Promise<void> {
 export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['settings', seedSettings],
   ['staff', seedStaff],
-  // ['menu', seedMenu],       ← server/modules/menu (categories, products)
-  // ['orders', seedOrders],   ← server/modules/orders (eight weeks of history, a few live orders)
+  ['menu', seedMenu],
+  ['orders', seedOrders],
 ];
 
 export function demoUrl(config: Pick<Config, 'host' | 'port'>): string {
@@ -140,6 +146,14 @@ export async function seedDemo(runtime: Runtime): Promise<DemoResult> {
     timezone: 'Europe/Amsterdam',
   });
   const ctx: DemoContext = { runtime, tenant, admin, staff: [], counts: {} };
-  for (const [, seeder] of AREAS) await seeder(ctx);
+  // Thousands of small demo transactions: skip the per-commit fsync while seeding (demo data can be
+  // made again), then restore the appliance's real durability setting.
+  const sqlite = runtime.handle.dialect === 'sqlite';
+  if (sqlite) await sql`pragma synchronous = NORMAL`.execute(runtime.handle.db);
+  try {
+    for (const [, seeder] of AREAS) await seeder(ctx);
+  } finally {
+    if (sqlite) await sql`pragma synchronous = FULL`.execute(runtime.handle.db);
+  }
   return result(true, tenant, runtime.config, ctx.counts);
 }
