@@ -15,7 +15,11 @@ function rng(seed: number) {
 
 /** Orders per opening day (Wed..Sun), before ±25 % noise and a gentle upward trend. */
 const PER_WEEKDAY: Record<number, number> = { 3: 24, 4: 28, 5: 42, 6: 50, 0: 32 };
-export const HISTORY_WEEKS = 8;
+/** Eight weeks (CONTRACT §15); DEMO_HISTORY_WEEKS (0..52) makes a smaller demo, e.g. for tests. */
+export function historyWeeks(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.DEMO_HISTORY_WEEKS ?? 8);
+  return Number.isInteger(n) && n >= 0 && n <= 52 ? n : 8;
+}
 
 /**
  * Eight weeks of service (for forecasts, analytics and payroll) and a handful of live orders.
@@ -36,13 +40,14 @@ export async function seedOrders(ctx: DemoContext): Promise<void> {
   const staff = ctx.staff.filter((s) => s.job === 'bediening' || s.job === 'bar');
 
   const today = runtime.clock.now();
-  const startDay = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - HISTORY_WEEKS * 7));
+  const weeks = historyWeeks();
+  const startDay = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - weeks * 7));
   let count = 0;
-  for (let d = 0; d < HISTORY_WEEKS * 7; d++) {
+  for (let d = 0; d < weeks * 7; d++) {
     const day = new Date(startDay.getTime() + d * 86_400_000);
     const base = PER_WEEKDAY[day.getUTCDay()];
     if (!base) continue; // closed on Monday and Tuesday
-    const trend = 0.85 + (0.3 * d) / (HISTORY_WEEKS * 7);
+    const trend = 0.85 + (0.3 * d) / (weeks * 7);
     const n = Math.round(base * trend * (0.75 + random() * 0.5));
     for (let i = 0; i < n; i++) {
       // Between 11:00 and 21:00 UTC: lunch and dinner in Amsterdam.
