@@ -103,6 +103,8 @@ export class SyncWorker {
     const min = this.o.minBackoffMs ?? 1_000;
     const max = this.o.maxBackoffMs ?? 60_000;
     let backoff = 0;
+    // Known from an earlier run even before the cloud answers, so an offline start is reported too.
+    this.tenantId = (await this.engine.readState().catch(() => undefined))?.tenant_id ?? null;
     while (this.running) {
       try {
         const { tenantId } = await this.engine.ensureReady();

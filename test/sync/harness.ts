@@ -29,12 +29,18 @@ export class FakeTransport implements SyncTransport {
     if (this.offline) throw new Error('offline');
     const fault = this.faults.shift();
     if (fault === 'lose-request') throw new Error('request lost');
-    const res = await this.cloud().app.inject({
+    const pending = this.cloud().app.inject({
       method: req.method,
       url: withQuery(req.path, req.query),
       headers: { authorization: `Bearer ${this.key}` },
       ...(req.body !== undefined ? { payload: req.body as object } : {}),
     });
+    // Like fetch: an aborted request rejects at once (a long-poll cut short by a local change).
+    const aborted = new Promise<never>((_, reject) => {
+      if (req.signal?.aborted) reject(new Error('aborted'));
+      req.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    });
+    const res = await Promise.race([pending, aborted]);
     this.calls.push({ method: req.method, path: req.path, status: res.statusCode });
     if (fault === 'lose-response') throw new Error('response lost');
     return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as unknown) : null };
