@@ -13,6 +13,21 @@ export async function setMeta(db: Executor, key: string, value: string): Promise
     .execute();
 }
 
+/**
+ * Sets `key` only if it is not set yet; true when this call set it. Inside a transaction on
+ * PostgreSQL a concurrent claimer waits for this one to commit and then gets false, so exactly one
+ * of several concurrent claims wins (used for once-only steps such as the first-run setup).
+ */
+export async function claimMeta(db: Executor, key: string, value: string): Promise<boolean> {
+  const row = await db
+    .insertInto('meta')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** This database's origin name in the change log: a stable id per appliance, or 'cloud'. */
 export async function originName(db: Executor, role: 'local' | 'cloud'): Promise<string> {
   if (role === 'cloud') return 'cloud';

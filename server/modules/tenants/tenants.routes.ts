@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { conflict, forbidden } from '../../shared/errors.js';
+import { forbidden } from '../../shared/errors.js';
 import { errors } from '../../shared/schemas.js';
 import { sessionOf } from '../../plugins/auth.js';
 import { Settings, SettingsPatch, SetupBody, TenantInfo } from './tenants.schemas.js';
-import type { TenantsService } from './tenants.service.js';
+import { alreadySetUp, type TenantsService } from './tenants.service.js';
 import type { Role } from '../../config.js';
 
 export const tenantsRoutes: FastifyPluginAsyncZod<{ tenants: TenantsService; role: Role }> = async (app, { tenants, role }) => {
@@ -41,8 +41,8 @@ export const tenantsRoutes: FastifyPluginAsyncZod<{ tenants: TenantsService; rol
     },
     async (request, reply) => {
       if (role !== 'local') throw forbidden('De eerste installatie kan alleen op het apparaat in het restaurant.');
-      if ((await tenants.count()) > 0) throw conflict('Dit apparaat is al ingesteld.');
-      const { tenant } = await tenants.create(request.body);
+      if ((await tenants.count()) > 0) throw alreadySetUp();
+      const { tenant } = await tenants.create(request.body, { firstRun: true });
       return reply.code(201).send({ tenant });
     },
   );

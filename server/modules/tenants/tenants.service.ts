@@ -1,6 +1,7 @@
 import type { ChangeLog } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { claimMeta } from '../../db/meta.js';
 import { conflict, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { newPinSalt } from '../../shared/secrets.js';
@@ -38,6 +39,9 @@ export function settingsOf(t: TenantRow): Settings {
 }
 
 const slugTaken = () => conflict('Deze restaurantnaam (slug) is al in gebruik.');
+export const alreadySetUp = () => conflict('Dit apparaat is al ingesteld.');
+/** meta key claimed, in the same transaction, by the one first-run setup an appliance gets. */
+const FIRST_RUN_KEY = 'first_run_setup_at';
 
 export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: UsersService }) {
   const { db, changes, users } = deps;
@@ -55,8 +59,12 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
       return tenantsRepository.count(db);
     },
 
-    /** A new restaurant with its first admin, in one transaction. */
-    async create(raw: SetupInput): Promise<{ tenant: TenantInfo; admin: User }> {
+    /**
+     * A new restaurant with its first admin, in one transaction. `firstRun`: the appliance's
+     * first-run setup, which may happen once: the transaction claims a meta row and checks that no
+     * restaurant exists, so of several concurrent setups exactly one commits (the rest: CONFLICT).
+     */
+    async create(raw: SetupInput, opts: { firstRun?: boolean } = {}): Promise<{ tenant: TenantInfo; admin: User }> {
       const input = SetupBody.parse(raw);
       if (await tenantsRepository.findBySlug(db, input.slug)) throw slugTaken();
       const id = newId();
@@ -69,6 +77,10 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
       });
       try {
         return await changes.write(id, async (w) => {
+          if (opts.firstRun) {
+            if (!(await claimMeta(w.trx, FIRST_RUN_KEY, w.now))) throw alreadySetUp();
+            if ((await tenantsRepository.count(w.trx)) > 0) throw alreadySetUp();
+          }
           const settings = input.timezone ? { timezone: input.timezone } : {};
           const row: TenantRow = {
             id,
