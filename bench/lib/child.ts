@@ -1,0 +1,87 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export type ServerKind = 'hello' | 'raw' | 'appliance';
+
+/** What a bench server child reports once it listens on 127.0.0.1. */
+export interface Ready {
+  type: 'ready';
+  port: number;
+  /** Session cookie (`ck_token=...`) for the appliance; absent elsewhere. */
+  cookie?: string;
+  postBody?: unknown;
+  /** Extra facts worth printing (durability pragmas, seeded rows). */
+  info?: Record<string, unknown>;
+}
+
+export interface BenchServer {
+  kind: ServerKind;
+  url: string;
+  ready: Ready;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts bench/servers/<kind>.ts in its own Node process (tsx loader), so the server never shares an
+ * event loop with the load generator. The child exits on 'stop', when this process goes away
+ * (IPC disconnect) or after its own safety timeout.
+ */
+export function startServer(kind: ServerKind, opts: { execArgv?: string[]; env?: Record<string, string> } = {}): Promise<BenchServer> {
+  const child = fork(path.join(here, '..', 'servers', `${kind}.ts`), [], {
+    execArgv: ['--import', 'tsx', ...(opts.execArgv ?? [])],
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`bench: ${kind} server did not start within 120 s`));
+    }, 120_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`bench: ${kind} server exited with ${code} before it was ready`));
+    });
+    child.once('message', (m: Ready) => {
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      resolve({
+        kind,
+        url: `http://127.0.0.1:${m.port}`,
+        ready: m,
+        child,
+        stop: async () => {
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          child.send({ type: 'stop' });
+          const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await exited;
+          clearTimeout(killer);
+        },
+      });
+    });
+  });
+}
+
+/** Child side: report readiness, then shut down on 'stop', on losing the parent, or after `maxMs`. */
+export function serveUntilStopped(ready: Omit<Ready, 'type'>, close: () => Promise<void>, maxMs = 15 * 60_000): void {
+  let closing = false;
+  const shutdown = async (code: number) => {
+    if (closing) return;
+    closing = true;
+    try {
+      await close();
+    } finally {
+      process.exit(code);
+    }
+  };
+  process.on('message', (m: { type?: string }) => {
+    if (m?.type === 'stop') void shutdown(0);
+  });
+  process.on('disconnect', () => void shutdown(0));
+  setTimeout(() => void shutdown(2), maxMs).unref();
+  process.send!({ type: 'ready', ...ready } satisfies Ready);
+}
