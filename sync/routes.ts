@@ -4,6 +4,8 @@ import type { Role } from '../server/config.js';
 import { sessionOf } from '../server/plugins/auth.js';
 import { AppError } from '../server/shared/errors.js';
 import { errors, listOf } from '../server/shared/schemas.js';
+import { RATE_LIMIT_EXEMPT } from '../server/shared/rate-limit.js';
+import { tenantRoom } from '../server/plugins/realtime.js';
 import { HelloResponse, PullQuery, PullResponse, PushBody, PushResponse, VersionQuery } from './protocol.js';
 import type { SyncService } from './service.js';
 
@@ -50,6 +52,17 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
     if (role !== 'cloud') throw onlyInCloud();
   };
 
+  // Live: the staff app hears `sync:status` whenever the worker reports a visible change.
+  if (app.hasDecorator('io')) {
+    const onStatus = (tenantId: string, status: Parameters<Parameters<typeof sync.board.on<'status'>>[1]>[1]) => {
+      app.io.to(tenantRoom(tenantId)).emit('sync:status', status);
+    };
+    sync.board.on('status', onStatus);
+    app.addHook('onClose', async () => {
+      sync.board.off('status', onStatus);
+    });
+  }
+
   app.get(
     '/sync/status',
     { preHandler: app.requireSession, schema: { tags: ['Synchronisatie'], summary: 'Sync state of this node: pending changes, oldest, last success and error', response: { 200: Status, ...errors(401) } } },
@@ -94,7 +107,7 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
   // Appliance endpoints: authenticated by the device's SYNC_KEY, exempt from the mutation rate limit (CONTRACT §4).
   app.get(
     '/sync/hello',
-    { preHandler: cloudOnly, config: { rateLimit: false }, schema: { tags: ['Synchronisatie'], summary: 'Appliance handshake: versions, device and tenant', querystring: VersionQuery, response: { 200: HelloResponse, ...errors(401, 404, 409) } } },
+    { preHandler: cloudOnly, config: { ...RATE_LIMIT_EXEMPT }, schema: { tags: ['Synchronisatie'], summary: 'Appliance handshake: versions, device and tenant', querystring: VersionQuery, response: { 200: HelloResponse, ...errors(401, 404, 409) } } },
     async (request) => sync.cloud.hello(await sync.cloud.authenticate(request.headers.authorization), request.query),
   );
 
@@ -103,7 +116,7 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
     {
       preHandler: cloudOnly,
       bodyLimit: 32 * 1024 * 1024,
-      config: { rateLimit: false },
+      config: { ...RATE_LIMIT_EXEMPT },
       schema: { tags: ['Synchronisatie'], summary: "Apply a batch of the appliance's ops, idempotently, in device_seq order", body: PushBody, response: { 200: PushResponse, ...errors(400, 401, 404, 409) } },
     },
     async (request) => sync.cloud.push(await sync.cloud.authenticate(request.headers.authorization), request.body),
@@ -111,7 +124,7 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
 
   app.get(
     '/sync/pull',
-    { preHandler: cloudOnly, config: { rateLimit: false }, schema: { tags: ['Synchronisatie'], summary: 'Cloud changes after a cursor, in seq order (long-poll with wait)', querystring: PullQuery, response: { 200: PullResponse, ...errors(400, 401, 404, 409) } } },
+    { preHandler: cloudOnly, config: { ...RATE_LIMIT_EXEMPT }, schema: { tags: ['Synchronisatie'], summary: 'Cloud changes after a cursor, in seq order (long-poll with wait)', querystring: PullQuery, response: { 200: PullResponse, ...errors(400, 401, 404, 409) } } },
     async (request, reply) => {
       const device = await sync.cloud.authenticate(request.headers.authorization);
       const abort = new AbortController();

@@ -7,6 +7,7 @@ import type { Db } from '../db/connection.js';
 import type { AuthService } from '../modules/auth/auth.service.js';
 import type { Order } from '../modules/orders/orders.schemas.js';
 import { SESSION_COOKIE } from './auth.js';
+import type { SyncStatus } from '../../sync/status.js';
 
 /**
  * Live updates to the tablets (ARCHITECTURE §5). One typed event map; every event carries the
@@ -20,6 +21,8 @@ export interface ServerToClientEvents {
   resync: (e: { seq: number }) => void;
   'order:created': (e: { seq: number; order: Order }) => void;
   'order:updated': (e: { seq: number; order: Order; kind: 'order.status_changed' | 'order.paid'; from?: string; to?: string }) => void;
+  /** The appliance's sync state changed (sync/status.ts): online/offline, pending count, error, stopped. */
+  'sync:status': (e: SyncStatus) => void;
 }
 export type ClientToServerEvents = Record<string, never>;
 export interface SocketData {
@@ -48,6 +51,8 @@ export function toSocketEvent(c: ChangeRecord): { name: keyof ServerToClientEven
 }
 
 const room = (tenantId: string) => `tenant:${tenantId}`;
+/** The socket.io room of a tenant's connections (other plugins emit tenant-wide events to it). */
+export const tenantRoom = room;
 
 function parseCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;

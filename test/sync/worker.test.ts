@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { io as connect } from 'socket.io-client';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { STATE_ID } from '../../sync/engine.js';
 import type { SyncStatus } from '../../sync/status.js';
@@ -108,5 +109,30 @@ describe('sync worker', () => {
     expect(status.state).toBe('stopped');
     expect(status.stopped_reason).toMatch(/te oud om met de cloud te synchroniseren/);
     await w.stop();
+  });
+
+  it('tells the staff app over socket.io when sync goes offline (sync:status)', async () => {
+    const { tenant, transport, appliance } = await twoNodes();
+    await appliance.engine.syncOnce();
+    await appliance.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (appliance.app.server.address() as { port: number }).port;
+    const staff = cookieFrom(await appliance.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { slug: tenant.slug, pin: tenant.staffPin } }));
+    const socket = connect(`http://127.0.0.1:${port}`, { extraHeaders: { cookie: staff }, transports: ['websocket'] });
+    try {
+      const got: SyncStatus[] = [];
+      socket.on('sync:status' as never, (s: SyncStatus) => got.push(s));
+      await new Promise<void>((resolve, reject) => {
+        socket.once('hello' as never, () => resolve());
+        socket.once('connect_error', reject);
+      });
+      const w = worker(appliance, transport);
+      transport.offline = true;
+      w.start();
+      await until(async () => got.some((s) => s.state === 'offline'));
+      expect(got.find((s) => s.state === 'offline')).toMatchObject({ online: false, last_error: 'Geen verbinding met de cloud.' });
+      await w.stop();
+    } finally {
+      socket.close();
+    }
   });
 });
