@@ -1,5 +1,7 @@
 import { tenantsSync } from '../server/modules/tenants/tenants.sync.js';
 import { usersSync } from '../server/modules/users/users.sync.js';
+import { menuSync } from '../server/modules/menu/menu.sync.js';
+import { ordersSync } from '../server/modules/orders/orders.sync.js';
 import type { EntityDescriptor, MergeKind, TableName } from './types.js';
 
 /**
@@ -14,6 +16,8 @@ import type { EntityDescriptor, MergeKind, TableName } from './types.js';
 export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
   ...tenantsSync,
   ...usersSync,
+  ...menuSync,
+  ...ordersSync,
 ];
 
 /** Tables that never leave the node, and why. */
@@ -38,11 +42,6 @@ export const LOCAL_ONLY: Partial<Record<TableName | 'kysely_migration' | 'kysely
  * skipped on the appliance). The module's `<area>.sync.ts` replaces its line here.
  */
 export const PENDING: Partial<Record<TableName, { entity: string; merge: MergeKind }>> = {
-  categories: { entity: 'category', merge: 'lww-fields' },
-  products: { entity: 'product', merge: 'lww-fields' },
-  orders: { entity: 'order', merge: 'monotonic-status' },
-  order_items: { entity: 'order', merge: 'ledger' },
-  order_status_history: { entity: 'order', merge: 'ledger' },
 };
 
 export type TableClass =

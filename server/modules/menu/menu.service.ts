@@ -32,8 +32,8 @@ export const toProductDto = (r: ProductRow): Product => ({
 });
 
 /** Change-log payloads carry the full row (state down; last-writer-wins per field on sync). */
-const categoryChange = (row: CategoryRow, kind: string) => ({ entity: 'category', entityId: row.id, kind, payload: { ...row } });
-const productChange = (row: ProductRow, kind: string) => ({ entity: 'product', entityId: row.id, kind, payload: { ...row } });
+const categoryChange = (row: CategoryRow, kind: string, fields?: Partial<CategoryRow>) => ({ entity: 'category', entityId: row.id, kind, payload: { ...row, ...(fields ? { fields } : {}) } });
+const productChange = (row: ProductRow, kind: string, fields?: Partial<ProductRow>) => ({ entity: 'product', entityId: row.id, kind, payload: { ...row, ...(fields ? { fields } : {}) } });
 
 export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
   const { db, changes } = deps;
@@ -62,9 +62,10 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
       return changes.write(tenantId, async (w) => {
         const cur = await menuRepository.findCategory(w.trx, tenantId, id);
         if (!cur || cur.archived_at) throw notFound('Categorie');
-        const row: CategoryRow = { ...cur, name: input.name ?? cur.name, position: input.position ?? cur.position, updated_at: w.now };
+        const fields: Partial<CategoryRow> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+        const row: CategoryRow = { ...cur, ...fields, updated_at: w.now };
         await menuRepository.updateCategory(w.trx, row);
-        await w.record(categoryChange(row, 'category.updated'));
+        await w.record(categoryChange(row, 'category.updated', fields));
         return toCategoryDto(row);
       });
     },
@@ -76,7 +77,7 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
         if (!cur || cur.archived_at) throw notFound('Categorie');
         const row: CategoryRow = { ...cur, archived_at: w.now, updated_at: w.now };
         await menuRepository.updateCategory(w.trx, row);
-        await w.record(categoryChange(row, 'category.archived'));
+        await w.record(categoryChange(row, 'category.archived', { archived_at: w.now }));
       });
     },
 
@@ -127,14 +128,13 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
         if (!cur || cur.archived_at) throw notFound('Product');
         if (input.category_id !== undefined) await assertCategory(w.trx, tenantId, input.category_id);
         const { available, ...rest } = input;
-        const row: ProductRow = {
-          ...cur,
+        const fields: Partial<ProductRow> = {
           ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
           ...(available === undefined ? {} : { available: available ? 1 : 0 }),
-          updated_at: w.now,
         };
+        const row: ProductRow = { ...cur, ...fields, updated_at: w.now };
         await menuRepository.updateProduct(w.trx, row);
-        await w.record(productChange(row, 'product.updated'));
+        await w.record(productChange(row, 'product.updated', fields));
         return toProductDto(row);
       });
     },
@@ -146,7 +146,7 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
         if (!cur || cur.archived_at) throw notFound('Product');
         const row: ProductRow = { ...cur, archived_at: w.now, updated_at: w.now, available: 0 };
         await menuRepository.updateProduct(w.trx, row);
-        await w.record(productChange(row, 'product.archived'));
+        await w.record(productChange(row, 'product.archived', { archived_at: w.now, available: 0 }));
       });
     },
   };

@@ -189,7 +189,12 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
           const history = historyRow(w, actor, id, null, 'new');
           await ordersRepository.insertHistory(w.trx, history);
           const order = toOrderDto(row, items);
-          await w.record({ entity: 'order', entityId: id, kind: 'order.created', payload: { order, history, business_day: day, origin: row.origin, idempotency_key: row.idempotency_key } });
+          await w.record({
+            entity: 'order',
+            entityId: id,
+            kind: 'order.created',
+            payload: { order, history, business_day: day, origin: row.origin, idempotency_key: row.idempotency_key, request_hash: row.request_hash, created_by: row.created_by },
+          });
           return order;
         });
         return { order, created: true };

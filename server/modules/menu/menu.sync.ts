@@ -1,0 +1,49 @@
+import type { CategoriesTable, ProductsTable } from '../../db/database.js';
+import type { Tx } from '../../db/connection.js';
+import { pick, upsertById } from '../../../sync/apply-helpers.js';
+import { RejectOp, type ApplyContext, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+
+const CATEGORY_COLUMNS = ['id', 'tenant_id', 'name', 'position', 'created_at', 'updated_at', 'archived_at'] as const satisfies readonly (keyof CategoriesTable)[];
+const PRODUCT_COLUMNS = [
+  'id', 'tenant_id', 'category_id', 'name', 'description', 'price_cents', 'cost_cents', 'vat_rate', 'unit', 'min_level', 'available', 'created_at', 'updated_at', 'archived_at',
+] as const satisfies readonly (keyof ProductsTable)[];
+
+type MenuTable = 'categories' | 'products';
+
+/**
+ * Menu rows: last-writer-wins per field in cloud apply order. An update carries `fields` (what the
+ * writer changed); merging applies only those, so a price edited offline and a name edited online
+ * both survive. Adopting the cloud's state (or a create) takes the whole snapshot. Archive is sticky:
+ * once archived, a later field edit from another side does not bring the row back.
+ */
+function menuDescriptor(entity: 'category' | 'product', table: MenuTable, columns: readonly string[]): EntityDescriptor {
+  return {
+    entity,
+    merge: 'lww-fields',
+    tables: [table],
+    async apply(trx: Tx, change: SyncChange, ctx: ApplyContext) {
+      const p = change.payload as Record<string, unknown> & { fields?: Record<string, unknown> };
+      if (!p || p.id !== change.entity_id || !change.kind.startsWith(`${entity}.`)) throw new RejectOp('Ongeldige menuwijziging.');
+      const t = table as 'products';
+      const current = (await trx.selectFrom(t).selectAll().where('id', '=', change.entity_id).executeTakeFirst()) as Record<string, unknown> | undefined;
+      if (current && current.tenant_id !== change.tenant_id) throw new RejectOp('Dit menu-item hoort bij een ander restaurant.');
+      const snapshot = { ...pick<Record<string, unknown>>(p, columns as never), id: change.entity_id, tenant_id: change.tenant_id } as { id: string } & Record<string, unknown>;
+      let next: Record<string, unknown>;
+      if (!current || ctx.mode === 'adopt' || !p.fields) {
+        next = snapshot;
+      } else {
+        const fields = pick<Record<string, unknown>>(p.fields, columns.filter((c) => c !== 'id' && c !== 'tenant_id') as never);
+        next = { ...current, ...fields, updated_at: snapshot.updated_at ?? current.updated_at };
+      }
+      if (ctx.mode === 'merge' && current?.archived_at && !next.archived_at) next.archived_at = current.archived_at;
+      if (next.archived_at && table === 'products') next.available = 0;
+      await upsertById(trx, table, next as { id: string } & Record<string, unknown>);
+      return { payload: { ...next, fields: p.fields } };
+    },
+  };
+}
+
+export const menuSync: EntityDescriptor[] = [
+  menuDescriptor('category', 'categories', CATEGORY_COLUMNS),
+  menuDescriptor('product', 'products', PRODUCT_COLUMNS),
+];

@@ -1,0 +1,164 @@
+import type { Tx } from '../../db/connection.js';
+import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
+import { insertIfAbsent } from '../../../sync/apply-helpers.js';
+import { RejectOp, type ApplyContext, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { toOrderDto } from './orders.service.js';
+import { isFinal, STATUS_RANK, transition } from './orders.rules.js';
+import type { Order, OrderStatus } from './orders.schemas.js';
+
+interface CreatedPayload {
+  order: Order;
+  history?: OrderStatusHistoryTable;
+  business_day: string;
+  origin: string;
+  idempotency_key: string | null;
+  request_hash?: string | null;
+  created_by?: string | null;
+}
+interface StatusPayload {
+  order: Order;
+  from?: OrderStatus;
+  to: OrderStatus;
+  history?: OrderStatusHistoryTable;
+}
+
+const isStatus = (s: unknown): s is OrderStatus => typeof s === 'string' && s in STATUS_RANK;
+
+async function snapshot(trx: Tx, orderId: string): Promise<Order> {
+  const row = await trx.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+  const items = await trx.selectFrom('order_items').selectAll().where('order_id', '=', orderId).orderBy('position').execute();
+  return toOrderDto(row, items);
+}
+
+async function addHistory(trx: Tx, change: SyncChange, h: OrderStatusHistoryTable | undefined): Promise<void> {
+  if (!h || typeof h.id !== 'string' || !isStatus(h.to_status)) return;
+  await insertIfAbsent(trx, 'order_status_history', { ...h, tenant_id: change.tenant_id, order_id: change.entity_id } as OrderStatusHistoryTable & Record<string, unknown>);
+}
+
+async function applyCreated(trx: Tx, change: SyncChange): Promise<{ conflict?: string }> {
+  const p = change.payload as CreatedPayload;
+  const o = p?.order;
+  if (!o || o.id !== change.entity_id || !Array.isArray(o.items) || typeof o.number !== 'string' || typeof p.business_day !== 'string') {
+    throw new RejectOp('Ongeldige bestelling.');
+  }
+  const existing = await trx.selectFrom('orders').select(['id', 'tenant_id']).where('id', '=', o.id).executeTakeFirst();
+  if (existing) {
+    if (existing.tenant_id !== change.tenant_id) throw new RejectOp('Deze bestelling hoort bij een ander restaurant.');
+    return {}; // applied before: ids are born once, where the order was taken
+  }
+  const notes: string[] = [];
+  // Numbers come from per-origin sequences and should never collide; if two devices of one tenant
+  // share a prefix, keep both orders and make the later number distinct rather than lose one.
+  let number = o.number;
+  const numberTaken = await trx
+    .selectFrom('orders')
+    .select('id')
+    .where('tenant_id', '=', change.tenant_id)
+    .where('business_day', '=', p.business_day)
+    .where('number', '=', number)
+    .executeTakeFirst();
+  if (numberTaken) {
+    number = `${o.number}-${o.id.slice(-4)}`;
+    notes.push(`Bestelnummer ${o.number} bestond al op ${p.business_day}; deze bestelling heet nu ${number}.`);
+  }
+  let key = p.idempotency_key ?? null;
+  if (key) {
+    const keyTaken = await trx.selectFrom('orders').select('id').where('tenant_id', '=', change.tenant_id).where('idempotency_key', '=', key).executeTakeFirst();
+    if (keyTaken) {
+      key = null;
+      notes.push('De idempotency-sleutel van deze bestelling was al gebruikt voor een andere bestelling.');
+    }
+  }
+  const row: OrdersTable = {
+    id: o.id,
+    tenant_id: change.tenant_id,
+    number,
+    business_day: p.business_day,
+    origin: p.origin ?? change.origin,
+    status: isStatus(o.status) ? o.status : 'new',
+    source: o.source,
+    table_id: o.table_id ?? null,
+    customer_name: o.customer?.name ?? null,
+    customer_phone: o.customer?.phone ?? null,
+    notes: o.notes ?? null,
+    total_cents: o.total_cents,
+    payment_status: o.payment_status === 'paid' ? 'paid' : 'open',
+    idempotency_key: key,
+    request_hash: key ? (p.request_hash ?? null) : null,
+    created_by: p.created_by ?? null,
+    created_at: o.created_at,
+    updated_at: o.updated_at,
+  };
+  await trx.insertInto('orders').values(row).execute();
+  const items: OrderItemsTable[] = o.items.map((i, position) => ({
+    id: i.id,
+    tenant_id: change.tenant_id,
+    order_id: o.id,
+    position,
+    product_id: i.product_id,
+    name: i.name,
+    quantity: i.quantity,
+    unit_price_cents: i.unit_price_cents,
+    total_cents: i.total_cents,
+    notes: i.notes ?? null,
+  }));
+  for (const item of items) await insertIfAbsent(trx, 'order_items', item as OrderItemsTable & Record<string, unknown>);
+  await addHistory(trx, change, p.history);
+  return notes.length ? { conflict: notes.join(' ') } : {};
+}
+
+/**
+ * Order status only moves forward (CONTRACT §5). Merging (the cloud applying an appliance's op):
+ * a backward or repeated move is a no-op; once a final status is set, a different final status is
+ * a recorded conflict and not applied: the first final status the cloud accepted wins. Adopting
+ * (an appliance taking the cloud's state): forward moves are taken, and a final status of the cloud
+ * replaces a different local one.
+ */
+function mergedStatus(current: OrderStatus, wanted: OrderStatus, mode: ApplyContext['mode']): { status: OrderStatus; conflict?: string } {
+  if (current === wanted) return { status: current };
+  if (mode === 'adopt') {
+    if (isFinal(wanted) && isFinal(current)) return { status: wanted };
+    return { status: transition(current, wanted) === 'allowed' ? wanted : current };
+  }
+  if (isFinal(current) && isFinal(wanted)) return { status: current, conflict: `De bestelling was al '${current}'; '${wanted}' is niet toegepast.` };
+  return { status: transition(current, wanted) === 'allowed' ? wanted : current };
+}
+
+export const ordersSync: EntityDescriptor[] = [
+  {
+    entity: 'order',
+    merge: 'monotonic-status',
+    tables: ['orders', 'order_items', 'order_status_history'],
+    async apply(trx, change, ctx) {
+      let conflict: string | undefined;
+      if (change.kind === 'order.created') {
+        conflict = (await applyCreated(trx, change)).conflict;
+      } else if (change.kind === 'order.status_changed' || change.kind === 'order.paid') {
+        const row = await trx.selectFrom('orders').selectAll().where('id', '=', change.entity_id).executeTakeFirst();
+        if (!row || row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');
+        const p = change.payload as StatusPayload;
+        const patch: Partial<OrdersTable> = {};
+        if (change.kind === 'order.status_changed') {
+          const wanted = ctx.mode === 'adopt' ? p?.order?.status : p?.to;
+          if (!isStatus(wanted)) throw new RejectOp('Ongeldige status.');
+          await addHistory(trx, change, p.history);
+          const merged = mergedStatus(row.status, wanted, ctx.mode);
+          conflict = merged.conflict;
+          if (merged.status !== row.status) patch.status = merged.status;
+        } else if (row.payment_status !== 'paid') {
+          patch.payment_status = 'paid'; // paid never reverts
+        }
+        if (ctx.mode === 'adopt' && p?.order?.payment_status === 'paid' && row.payment_status !== 'paid') patch.payment_status = 'paid';
+        if (Object.keys(patch).length > 0) {
+          patch.updated_at = change.created_at > row.updated_at ? change.created_at : row.updated_at;
+          await trx.updateTable('orders').set(patch).where('id', '=', row.id).execute();
+        }
+      } else {
+        throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
+      }
+      const order = await snapshot(trx, change.entity_id);
+      const p = change.payload as Record<string, unknown>;
+      return { payload: { ...p, order }, ...(conflict ? { conflict } : {}) };
+    },
+  },
+];

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { orderBody, seedMenu } from '../helpers/factories.js';
+import { replicatedState, twoNodes } from './harness.js';
+
+/** Menu and orders across the appliance and the cloud (issue 4, ARCHITECTURE §4). */
+async function joined() {
+  const nodes = await twoNodes();
+  const { cloud, tenant, appliance } = nodes;
+  const menu = await seedMenu(cloud, tenant.id);
+  await appliance.engine.syncOnce(); // bootstrap: tenant, users, menu
+  const actor = (via: 'pos' | 'web' = 'pos') => ({ tenantId: tenant.id, userId: null, via });
+  return { ...nodes, menu, actor };
+}
+
+async function quiesce(appliance: Awaited<ReturnType<typeof joined>>['appliance']) {
+  for (let i = 0; i < 5; i++) {
+    const r = await appliance.engine.syncOnce();
+    if (r.pushed === 0 && r.pulled === 0) return;
+  }
+}
+
+describe('sync: menu and orders', () => {
+  it('orders taken offline on the appliance and online in the cloud all end up on both sides, numbered apart', async () => {
+    const { cloud, tenant, appliance, transport, menu, actor } = await joined();
+    transport.offline = true;
+    const local = [];
+    for (let i = 0; i < 3; i++) local.push((await appliance.services.orders.create(actor(), orderBody(menu))).order);
+    const web = [];
+    for (let i = 0; i < 2; i++) web.push((await cloud.services.orders.create(actor('web'), orderBody(menu))).order);
+    expect(local.map((o) => o.number)).toEqual(['K-001', 'K-002', 'K-003']);
+    expect(web.map((o) => o.number)).toEqual(['W-001', 'W-002']);
+    transport.offline = false;
+    await quiesce(appliance);
+    const onCloud = await cloud.services.orders.list(tenant.id, {}, 50, 0);
+    const onAppliance = await appliance.services.orders.list(tenant.id, {}, 50, 0);
+    expect(onCloud.total).toBe(5);
+    expect(onAppliance.total).toBe(5);
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('status only moves forward; the first final status the cloud accepted wins and the other is a visible conflict', async () => {
+    const { cloud, tenant, appliance, transport, menu, actor } = await joined();
+    const { order } = await appliance.services.orders.create(actor(), orderBody(menu));
+    await quiesce(appliance);
+    transport.offline = true;
+    // Kitchen completes it on the appliance; the cloud (a partner) cancels it meanwhile.
+    await appliance.services.orders.setStatus(actor(), order.id, 'ready');
+    await appliance.services.orders.setStatus(actor(), order.id, 'completed');
+    await cloud.services.orders.setStatus(actor('external'), order.id, 'cancelled');
+    transport.offline = false;
+    await quiesce(appliance);
+    expect((await cloud.services.orders.get(tenant.id, order.id)).status).toBe('cancelled');
+    expect((await appliance.services.orders.get(tenant.id, order.id)).status).toBe('cancelled');
+    const conflicts = await cloud.handle.db.selectFrom('sync_ops').selectAll().where('status', '=', 'conflict').execute();
+    expect(conflicts).toHaveLength(1);
+    expect(conflicts[0]!.result).toContain('cancelled');
+    // Every status change is kept as history on both sides (a ledger: the union).
+    const history = await cloud.services.orders.history(tenant.id, order.id);
+    expect(history.map((h) => h.to_status).sort()).toEqual(['cancelled', 'completed', 'new', 'ready']);
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('a late, backward status from the appliance does not undo the cloud’s progress; paid never reverts', async () => {
+    const { cloud, tenant, appliance, transport, menu, actor } = await joined();
+    const { order } = await cloud.services.orders.create(actor('web'), orderBody(menu));
+    await quiesce(appliance);
+    transport.offline = true;
+    await cloud.services.orders.setStatus(actor(), order.id, 'delivering');
+    await cloud.services.orders.markPaid(actor(), order.id);
+    await appliance.services.orders.setStatus(actor(), order.id, 'accepted');
+    transport.offline = false;
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) {
+      const o = await side.services.orders.get(tenant.id, order.id);
+      expect([o.status, o.payment_status]).toEqual(['delivering', 'paid']);
+    }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('menu edits of different fields on both sides both survive; archive is sticky', async () => {
+    const { cloud, tenant, appliance, transport, menu } = await joined();
+    transport.offline = true;
+    await appliance.services.menu.updateProduct(tenant.id, menu.friet.id, { price_cents: 425 });
+    await cloud.services.menu.updateProduct(tenant.id, menu.friet.id, { name: 'Verse friet' });
+    await cloud.services.menu.archiveProduct(tenant.id, menu.cola.id);
+    await appliance.services.menu.updateProduct(tenant.id, menu.cola.id, { price_cents: 350 });
+    transport.offline = false;
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) {
+      const friet = await side.services.menu.getProduct(tenant.id, menu.friet.id);
+      expect([friet.name, friet.price_cents]).toEqual(['Verse friet', 425]);
+      expect((await side.services.menu.getProduct(tenant.id, menu.cola.id)).archived_at).not.toBeNull();
+    }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('a cloud order reaches the appliance’s kitchen list and change log (so its tablets get it live)', async () => {
+    const { cloud, tenant, appliance, menu, actor } = await joined();
+    const { order } = await cloud.services.orders.create(actor('web'), orderBody(menu, { customer: { name: 'Web klant', phone: '0612345678' } }));
+    await quiesce(appliance);
+    expect((await appliance.services.orders.live(tenant.id)).map((o) => o.id)).toContain(order.id);
+    const log = await appliance.changes.readSince(tenant.id, 0, 10_000);
+    expect(log.filter((c) => c.entity_id === order.id).map((c) => c.kind)).toEqual(['order.created']);
+  });
+});
