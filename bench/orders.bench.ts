@@ -1,0 +1,126 @@
+/**
+ * autocannon: POST /orders and GET /orders/live on the real appliance (SQLite file, WAL +
+ * synchronous=FULL) beside two baselines measured in the same run: a bare Fastify hello-world (the
+ * framework's ceiling) and a raw better-sqlite3 + Fastify server doing the same rows (the storage's
+ * ceiling). Each server runs in its own child process on 127.0.0.1; this process is only the load
+ * generator. GET runs before POST, over the seeded live set of 40 active orders (a busy service).
+ *
+ *   npx tsx bench/orders.bench.ts            # BENCH_DURATION=10 BENCH_WARMUP=2 BENCH_CONNECTIONS=10
+ *   BENCH_CPU_PROF=/tmp/prof npx tsx bench/orders.bench.ts   # .cpuprofile of the appliance child
+ */
+import autocannon from 'autocannon';
+import { pathToFileURL } from 'node:url';
+import { startServer, type BenchServer, type ServerKind } from './lib/child.js';
+import { machine, ms, pct, table } from './lib/format.js';
+import { prepareTemplate } from './lib/seed.js';
+
+export interface OrdersBenchOptions {
+  duration: number;
+  warmup: number;
+  connections: number;
+  cpuProfDir?: string;
+}
+
+export interface Measurement {
+  server: ServerKind;
+  label: string;
+  endpoint: 'hello' | 'POST /orders' | 'GET /orders/live';
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+}
+
+export const defaultOptions = (): OrdersBenchOptions => ({
+  duration: Number(process.env.BENCH_DURATION ?? 10),
+  warmup: Number(process.env.BENCH_WARMUP ?? 2),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
+  cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
+});
+
+const LABEL: Record<ServerKind, string> = { hello: 'fastify hello-world', raw: 'raw better-sqlite3', appliance: 'appliance (createRuntime)' };
+
+async function measure(s: BenchServer, endpoint: Measurement['endpoint'], o: OrdersBenchOptions): Promise<Measurement> {
+  const path = endpoint === 'hello' ? '/' : '/api/v1/orders' + (endpoint === 'GET /orders/live' ? '/live' : '');
+  const post = endpoint === 'POST /orders';
+  const base = {
+    url: s.url + path,
+    connections: o.connections,
+    method: post ? 'POST' : 'GET',
+    headers: { ...(post ? { 'content-type': 'application/json' } : {}), ...(s.ready.cookie ? { cookie: s.ready.cookie } : {}) },
+    ...(post ? { body: JSON.stringify(s.ready.postBody) } : {}),
+    timeout: 10,
+  };
+  if (o.warmup > 0) await autocannon({ ...base, duration: o.warmup });
+  const r = await autocannon({ ...base, duration: o.duration });
+  return {
+    server: s.kind,
+    label: LABEL[s.kind],
+    endpoint,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total ?? r['2xx'],
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+  };
+}
+
+export async function runOrdersBench(o: OrdersBenchOptions = defaultOptions()): Promise<Measurement[]> {
+  console.log(`orders bench: ${o.duration} s per endpoint after ${o.warmup} s warm-up, ${o.connections} connections`);
+  console.log(`machine: ${machine()}`);
+  const template = await prepareTemplate();
+  const results: Measurement[] = [];
+  try {
+    for (const kind of ['hello', 'raw', 'appliance'] as const) {
+      const execArgv = kind === 'appliance' && o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
+      const s = await startServer(kind, { env: template.env, execArgv });
+      try {
+        const endpoints = kind === 'hello' ? (['hello'] as const) : (['GET /orders/live', 'POST /orders'] as const);
+        for (const e of endpoints) {
+          const m = await measure(s, e, o);
+          results.push(m);
+          console.log(`  ${m.label.padEnd(26)} ${e.padEnd(17)} ${Math.round(m.rps)} req/s  p50 ${ms(m.p50)} ms  p99 ${ms(m.p99)} ms${m.errors || m.non2xx ? `  errors ${m.errors} non-2xx ${m.non2xx}` : ''}`);
+        }
+      } finally {
+        await s.stop();
+      }
+    }
+  } finally {
+    template.cleanup();
+  }
+  console.log('\n' + report(results));
+  return results;
+}
+
+export function report(results: Measurement[]): string {
+  const hello = results.find((r) => r.endpoint === 'hello');
+  const raw = (e: string) => results.find((r) => r.server === 'raw' && r.endpoint === e);
+  const rows: Array<Array<string | number>> = [['server', 'endpoint', 'req/s', 'p50 ms', 'p99 ms', 'vs raw', 'vs hello', 'errors']];
+  for (const r of results) {
+    const base = raw(r.endpoint);
+    rows.push([
+      r.label,
+      r.endpoint,
+      Math.round(r.rps),
+      ms(r.p50),
+      ms(r.p99),
+      base && r.server !== 'hello' ? pct(r.rps / base.rps) : '',
+      hello ? pct(r.rps / hello.rps) : '',
+      r.errors + r.non2xx,
+    ]);
+  }
+  const lines = [table(rows), ''];
+  for (const e of ['POST /orders', 'GET /orders/live'] as const) {
+    const a = results.find((r) => r.server === 'appliance' && r.endpoint === e);
+    const b = raw(e);
+    if (a && b) lines.push(`target ${e} >= 50 % of raw: ${pct(a.rps / b.rps)} -> ${a.rps / b.rps >= 0.5 ? 'MET' : 'MISSED'}`);
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await runOrdersBench();
+}
