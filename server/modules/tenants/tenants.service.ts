@@ -111,6 +111,8 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
 
     /** Field-wise patch; the change log carries only the fields that changed (last-writer-wins per field). */
     async patchSettings(tenantId: string, patch: SettingsPatch): Promise<Settings> {
+      // An empty patch changes nothing: no write, no change-log entry.
+      if (Object.keys(patch).length === 0) return this.getSettings(tenantId);
       return changes.write(tenantId, async (w) => {
         const t = await tenantsRepository.findById(w.trx, tenantId);
         if (!t) throw notFound('Restaurant');

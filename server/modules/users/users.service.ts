@@ -31,6 +31,9 @@ const userChange = (row: UserRow, kind: string) => ({
 
 export type PreparedUser = Omit<UserRow, 'id' | 'created_at' | 'updated_at' | 'archived_at'>;
 
+/** The columns an update may change (besides the password hash, which is never compared). */
+const USER_FIELDS = ['name', 'role', 'email', 'hourly_wage_cents', 'job', 'pin_hash'] as const satisfies ReadonlyArray<keyof UserRow>;
+
 const pinTaken = () => conflict('Deze pincode is al in gebruik door een andere medewerker.');
 const emailTaken = () => conflict('Dit e-mailadres is al in gebruik.');
 
@@ -117,6 +120,8 @@ export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
           password_hash: passwordHash ?? current.password_hash,
           updated_at: w.now,
         };
+        // Nothing to change (an empty patch, or the values it already has): no write, no change-log entry.
+        if (!passwordHash && USER_FIELDS.every((k) => next[k] === current[k])) return toUserDto(current);
         if (next.role === 'staff' && !next.pin_hash) throw invalidField('pin', 'is verplicht voor een medewerker.');
         if (next.role === 'admin' && (!next.email || !next.password_hash)) {
           throw invalidField(next.email ? 'password' : 'email', 'is verplicht voor een beheerder.');
@@ -146,7 +151,11 @@ export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
       });
     },
 
-    /** Users are referenced by history (orders, shifts, logs): deleting archives, frees the PIN and ends sessions. */
+    /**
+     * Users are referenced by history (orders, shifts, logs): deleting archives, ends sessions and
+     * frees the PIN and the e-mail address for someone else (a re-hired manager would otherwise get
+     * "already in use" for an address no visible user has). Earlier change-log entries keep the old values.
+     */
     async archive(tenantId: string, id: string): Promise<void> {
       await changes.write(tenantId, async (w) => {
         const current = await usersRepository.findById(w.trx, tenantId, id);
@@ -154,10 +163,10 @@ export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
         if (current.role === 'admin' && (await usersRepository.countAdmins(w.trx, tenantId)) <= 1) {
           throw conflict('Er moet minstens één beheerder overblijven.');
         }
-        const next: UserRow = { ...current, archived_at: w.now, updated_at: w.now, pin_hash: null };
-        await usersRepository.update(w.trx, tenantId, id, { archived_at: w.now, updated_at: w.now, pin_hash: null });
+        const freed = { archived_at: w.now, updated_at: w.now, pin_hash: null, email: null };
+        await usersRepository.update(w.trx, tenantId, id, freed);
         await w.trx.deleteFrom('sessions').where('tenant_id', '=', tenantId).where('user_id', '=', id).execute();
-        await w.record(userChange(next, 'user.archived'));
+        await w.record(userChange({ ...current, ...freed }, 'user.archived'));
       });
     },
   };

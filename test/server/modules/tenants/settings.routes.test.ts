@@ -106,6 +106,15 @@ describe('settings (CONTRACT §16)', () => {
     expect((await get()).json().haccp_margin).toBe(2);
   });
 
+  it('an empty patch answers the settings and writes nothing', async () => {
+    const { t, r, patch } = await setup();
+    const before = await t.changes.lastSeq(r.id);
+    const res = await patch({});
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ name: 'Eetcafé De Hoek', ...DEFAULT_SETTINGS });
+    expect(await t.changes.lastSeq(r.id)).toBe(before);
+  });
+
   it('settings are per tenant', async () => {
     const { t, patch } = await setup();
     const other = await t.seedTenant({ name: 'Pizzeria Roma' });

@@ -143,6 +143,42 @@ describe('users (CONTRACT §16, §3)', () => {
     expect((await api.patch(r.staffId, { job: null })).json().job).toBeNull();
   });
 
+  it('a PATCH that changes nothing writes nothing (no change-log entry, updated_at kept)', async () => {
+    const { t, r, api } = await setup();
+    const before = await t.changes.lastSeq(r.id);
+    const created = (await api.list()).json().data.find((u: { id: string }) => u.id === r.staffId);
+    t.clock.advanceMinutes(5);
+    for (const payload of [{}, { name: 'Sanne', hourly_wage_cents: 1450 }, { pin: r.staffPin }]) {
+      const res = await api.patch(r.staffId, payload);
+      expect(res.statusCode, JSON.stringify(payload)).toBe(200);
+      expect(res.json(), JSON.stringify(payload)).toEqual(created);
+    }
+    expect(await t.changes.lastSeq(r.id)).toBe(before);
+    expect((await login(t, r.slug, r.staffPin)).statusCode).toBe(200);
+  });
+
+  it('a new password ends the admin\'s sessions; the new password works, the old does not', async () => {
+    const { t, r, admin, api } = await setup();
+    const res = await api.patch(r.adminId, { password: 'een-nieuw-wachtwoord' });
+    expect(res.statusCode).toBe(200);
+    expect((await me(t, admin)).statusCode).toBe(401);
+    expect((await adminLogin(t, r.slug, r.adminEmail, r.adminPassword)).statusCode).toBe(401);
+    expect((await adminLogin(t, r.slug, r.adminEmail, 'een-nieuw-wachtwoord')).statusCode).toBe(200);
+  });
+
+  it('role changes keep the role rules: staff → admin needs e-mail and password; a staff member keeps a PIN', async () => {
+    const { r, api } = await setup();
+    const noEmail = await api.patch(r.staffId, { role: 'admin' });
+    expect(noEmail.statusCode).toBe(400);
+    expect(noEmail.json().details).toEqual([{ field: 'email', error: "'email' is verplicht voor een beheerder." }]);
+    const noPin = await api.patch(r.staffId, { pin: null });
+    expect(noPin.statusCode).toBe(400);
+    expect(noPin.json().details).toEqual([{ field: 'pin', error: "'pin' is verplicht voor een medewerker." }]);
+    const promoted = await api.patch(r.staffId, { role: 'admin', email: 'sanne@example.nl', password: 'sanne-wachtwoord' });
+    expect(promoted.statusCode).toBe(200);
+    expect(promoted.json()).toMatchObject({ role: 'admin', email: 'sanne@example.nl' });
+  });
+
   it('a changed PIN ends that user\'s sessions (only theirs); the old PIN stops working, the new one works', async () => {
     const { t, r, admin, api } = await setup();
     const staffCookie = await r.staffCookie();
@@ -177,6 +213,12 @@ describe('users (CONTRACT §16, §3)', () => {
     const reuse = await api.create({ name: 'Opvolger', pin: r.staffPin });
     expect(reuse.statusCode).toBe(201);
     expect((await login(t, r.slug, r.staffPin)).json().user.id).toBe(reuse.json().id);
+    // An archived admin's e-mail address is free again as well.
+    const second = (await api.create({ name: 'Vertrekt', role: 'admin', email: 'manager@example.nl', password: 'manager-wachtwoord' })).json();
+    expect((await api.remove(second.id)).statusCode).toBe(204);
+    const rehired = await api.create({ name: 'Komt terug', role: 'admin', email: 'manager@example.nl', password: 'manager-wachtwoord-2' });
+    expect(rehired.statusCode).toBe(201);
+    expect((await adminLogin(t, r.slug, 'manager@example.nl', 'manager-wachtwoord-2')).json().user.id).toBe(rehired.json().id);
     // An archived user is gone for PATCH and DELETE too.
     expect((await api.remove(r.staffId)).statusCode).toBe(404);
     expect((await api.patch(r.staffId, { name: 'Terug' })).statusCode).toBe(404);
