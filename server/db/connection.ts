@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type DatabaseIntrospector, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
 
@@ -88,9 +88,35 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   };
 }
 
+/**
+ * The database as the migrator sees it, with its introspection limited to one PostgreSQL schema.
+ * Kysely's own introspector lists the tables of every schema on the server and calls
+ * has_schema_privilege(name) on each, which fails (3F000) when another schema is dropped at that
+ * moment: with a schema per test database, parallel test files broke each other's start-up.
+ * The migrator only asks whether its own tables exist, so names are all this one needs to answer.
+ */
+function schemaScoped(db: Db, schema: string): Db {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () => [{ name: schema }],
+    getTables: async () => {
+      const { rows } = await sql<{ name: string; type: string }>`
+        select table_name as name, table_type as type from information_schema.tables where table_schema = ${schema}`.execute(db);
+      return rows.map((r) => ({ name: r.name, schema, isView: r.type === 'VIEW', columns: [] }));
+    },
+    getMetadata: async () => ({ tables: await introspection.getTables() }),
+  };
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 export async function migrateToLatest(db: Db, opts: { pgSchema?: string } = {}): Promise<void> {
   const migrator = new Migrator({
-    db,
+    db: opts.pgSchema ? schemaScoped(db, opts.pgSchema) : db,
     provider: { getMigrations: async () => migrations },
     // With a schema per test database, name it: otherwise Kysely finds another schema's migration table.
     ...(opts.pgSchema ? { migrationTableSchema: opts.pgSchema } : {}),
