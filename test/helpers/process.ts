@@ -34,7 +34,7 @@ export function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv):
 }
 
 /** Runs a script to completion. */
-export function runTs(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<ProcessResult> {
+export function runTs(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawnTs(script, args, env);
     let stdout = '';
@@ -92,7 +92,7 @@ export function startServerProcess(script: string, args: string[], env: NodeJS.P
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
-  const waitForLog: ServerProcess['waitForLog'] = (predicate, timeoutMs = 20_000) =>
+  const waitForLog: ServerProcess['waitForLog'] = (predicate, timeoutMs = 60_000) =>
     new Promise((resolve, reject) => {
       const deadline = Date.now() + timeoutMs;
       const timer = setInterval(() => {

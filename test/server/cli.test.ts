@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { sql } from 'kysely';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { createRuntime, type Runtime } from '../../server/runtime.js';
 import { COMMANDS, runCli } from '../../server/cli.js';
@@ -11,6 +11,13 @@ import { baseEnv, runCliProcess, tempDataDir, type ProcessResult } from '../help
  * The operator command line as an operator uses it: real processes on a temporary DATA_DIR (and,
  * in the PostgreSQL lane, on a fresh PostgreSQL schema through DATABASE_URL).
  */
+
+/** The CLI in this process (same code path as the binary, without the cost of another process start). */
+async function inProcess(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessResult> {
+  const out = { stdout: '', stderr: '' };
+  const code = await runCli(args, env, { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) });
+  return { code: code ?? null, signal: null, ...out };
+}
 
 const json = (r: ProcessResult) => {
   expect(r.stderr, 'stderr of a successful command').toBe('');
@@ -43,7 +50,7 @@ async function staffLogin(rt: Runtime, slug: string, pin: string) {
 
 const tenantArgs = (slug: string) => ['tenant', 'create', '--slug', slug, '--name', 'Eetcafé De Hoek', '--admin-email', 'joost@dehoek.example', '--admin-password', 'een-lang-wachtwoord'];
 
-describe.runIf(lane === 'sqlite')('cli (SQLite in DATA_DIR)', () => {
+describe.runIf(lane === 'sqlite')('cli (SQLite in DATA_DIR)', { timeout: 120_000 }, () => {
   it('tenant create and user create print JSON; the admin and the staff member can then log in', async () => {
     const env = baseEnv({ DATA_DIR: tempDataDir() });
 
@@ -68,40 +75,38 @@ describe.runIf(lane === 'sqlite')('cli (SQLite in DATA_DIR)', () => {
     expect(staff.json()).toMatchObject({ role: 'staff', user: { name: 'Sanne' } });
   });
 
-  it('bad input exits non-zero with a Dutch message: taken slug, invalid PIN, missing flags, unknown command', async () => {
+  it('bad input exits non-zero with a Dutch message: taken slug, invalid PIN, unknown tenant, missing flags, unknown command', async () => {
     const env = baseEnv({ DATA_DIR: tempDataDir() });
     json(await runCliProcess(tenantArgs('de-hoek'), env));
 
-    const [taken, badPin, missing, unknown] = await Promise.all([
+    // As processes: the exit codes 1 (conflict) and 2 (validation) really reach the shell.
+    const [taken, badPin] = await Promise.all([
       runCliProcess(tenantArgs('de-hoek'), env),
       runCliProcess(['user', 'create', '--tenant', 'de-hoek', '--name', 'Piet', '--pin', '12a'], env),
-      runCliProcess(['tenant', 'create', '--slug', 'nieuw'], env),
-      runCliProcess(['tenant', 'verwijder'], env),
     ]);
-    expectFailure(taken, 1, /^Deze restaurantnaam \(slug\) is al in gebruik\./);
-    expectFailure(badPin, 2, /^Ongeldige invoer: '--pin' moet uit 4 tot 8 cijfers bestaan\./);
-    expectFailure(missing, 2, /^Ontbrekende opties voor 'tenant create': --name, --admin-email, --admin-password\./);
-    expectFailure(unknown, 2, /^Onbekende opdracht: 'tenant verwijder'[\s\S]*Gebruik: npm run cli/);
+    expectFailure(taken, 1, /^Deze restaurantnaam \(slug\) is al in gebruik\.\n$/);
+    expectFailure(badPin, 2, /^Ongeldige invoer: '--pin' moet uit 4 tot 8 cijfers bestaan\.\n$/);
 
-    // The same database through the in-process entry (same code path, without another process start).
-    const out = { stdout: '', stderr: '' };
-    const io = { stdout: (t: string) => (out.stdout += t), stderr: (t: string) => (out.stderr += t) };
-    expect(await runCli(['user', 'create', '--tenant', 'bestaat-niet', '--name', 'Piet', '--pin', '1234'], env, io)).toBe(1);
-    expect(out.stderr).toBe("Restaurant 'bestaat-niet' niet gevonden.\n");
-    out.stderr = '';
-    expect(await runCli(['user', 'create', '--tenant', 'de-hoek', '--name', 'Piet', '--role', 'admin', '--email', 'piet@dehoek.example'], env, io)).toBe(2);
-    expect(out.stderr).toBe("Ongeldige invoer: '--password' is verplicht voor een beheerder.\n");
-    out.stderr = '';
+    // The rest through the same entry in this process, on the same database.
+    expectFailure(await inProcess(['user', 'create', '--tenant', 'bestaat-niet', '--name', 'Piet', '--pin', '1234'], env), 1, /^Restaurant 'bestaat-niet' niet gevonden\.\n$/);
+    expectFailure(
+      await inProcess(['user', 'create', '--tenant', 'de-hoek', '--name', 'Piet', '--role', 'admin', '--email', 'piet@dehoek.example'], env),
+      2,
+      /^Ongeldige invoer: '--password' is verplicht voor een beheerder\.\n$/,
+    );
+    expectFailure(await inProcess(['tenant', 'create', '--slug', 'nieuw'], env), 2, /^Ontbrekende opties voor 'tenant create': --name, --admin-email, --admin-password\./);
+    expectFailure(await inProcess(['tenant', 'verwijder'], env), 2, /^Onbekende opdracht: 'tenant verwijder'[\s\S]*Gebruik: npm run cli/);
     // Every problem at once, each naming the flag the operator typed.
-    expect(await runCli(['tenant', 'create', '--slug', 'Nieuw!', '--name', 'X', '--admin-email', 'geen-adres', '--admin-password', 'kort'], env, io)).toBe(2);
-    expect(out.stderr.split('\n')).toEqual([
+    const invalid = await inProcess(['tenant', 'create', '--slug', 'Nieuw!', '--name', 'X', '--admin-email', 'geen-adres', '--admin-password', 'kort'], env);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr.split('\n')).toEqual([
       'Ongeldige invoer:',
       "  - '--slug' mag alleen kleine letters, cijfers en streepjes bevatten (2 tot 48 tekens).",
       "  - '--admin-email' moet een geldig e-mailadres zijn.",
       "  - '--admin-password' moet minimaal 10 tekens lang zijn.",
       '',
     ]);
-    expect(out.stdout).toBe('');
+    expect(invalid.stdout).toBe('');
 
     // Nothing was written by the failures: still one tenant with one user.
     const rt = await openRuntime(env);
@@ -111,7 +116,8 @@ describe.runIf(lane === 'sqlite')('cli (SQLite in DATA_DIR)', () => {
   });
 
   it('demo seeds the demo restaurant once; a second run says so and duplicates nothing', async () => {
-    const env = baseEnv({ DATA_DIR: tempDataDir(), PORT: '8123' });
+    // One week of order history instead of eight keeps this fast; the seeders are the same.
+    const env = baseEnv({ DATA_DIR: tempDataDir(), PORT: '8123', DEMO_HISTORY_WEEKS: '1' });
     const first = json(await runCliProcess(['demo'], env));
     expect(first).toMatchObject({ created: true, tenant: { slug: 'demo' }, url: 'http://localhost:8123/', docs: 'http://localhost:8123/api/v1/docs' });
     expect(first.admin.email).toMatch(/@/);
@@ -119,7 +125,7 @@ describe.runIf(lane === 'sqlite')('cli (SQLite in DATA_DIR)', () => {
     expect(first.staff.length).toBeGreaterThanOrEqual(4);
     expect(first.staff.map((s: { job: string }) => s.job)).toEqual(expect.arrayContaining(['kok', 'bediening', 'afwas']));
 
-    const second = json(await runCliProcess(['demo'], env));
+    const second = json(await inProcess(['demo'], env));
     expect(second.created).toBe(false);
     expect(second.message).toMatch(/bestaat al/);
     expect(second.tenant.id).toBe(first.tenant.id);
@@ -177,7 +183,7 @@ describe('cli (in-process)', () => {
   });
 });
 
-describe.runIf(lane === 'postgres')('cli (PostgreSQL through DATABASE_URL)', () => {
+describe.runIf(lane === 'postgres')('cli (PostgreSQL through DATABASE_URL)', { timeout: 120_000 }, () => {
   it('creates a tenant, a user and the demo in a fresh database; the admin can log in', async () => {
     // A fresh database (not a schema): the operator's real setup, and Kysely's migrator looks for
     // its own tables in every schema of the database it is given.
@@ -191,13 +197,18 @@ describe.runIf(lane === 'postgres')('cli (PostgreSQL through DATABASE_URL)', () 
     });
     const url = new URL(PG_URL);
     url.pathname = `/${name}`;
-    const env = baseEnv({ DATABASE_URL: url.toString(), DATA_DIR: tempDataDir() });
+    const env = baseEnv({ DATABASE_URL: url.toString(), DATA_DIR: tempDataDir(), DEMO_HISTORY_WEEKS: '1' });
+    vi.stubEnv('DEMO_HISTORY_WEEKS', '1'); // the in-process demo below reads it from process.env
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
 
+    // One real process (the database is the point here, not the process), the rest in this one.
     const created = json(await runCliProcess(tenantArgs('de-hoek'), env));
-    const user = json(await runCliProcess(['user', 'create', '--tenant', 'de-hoek', '--name', 'Sanne', '--pin', '4821'], env));
+    const user = json(await inProcess(['user', 'create', '--tenant', 'de-hoek', '--name', 'Sanne', '--pin', '4821'], env));
     expect(user.user).toMatchObject({ name: 'Sanne', role: 'staff' });
-    expectFailure(await runCliProcess(tenantArgs('de-hoek'), env), 1, /al in gebruik/);
-    const demo = json(await runCliProcess(['demo'], env));
+    expectFailure(await inProcess(tenantArgs('de-hoek'), env), 1, /^Deze restaurantnaam \(slug\) is al in gebruik\./);
+    const demo = json(await inProcess(['demo'], env));
     expect(demo.created).toBe(true);
 
     const rt = await openRuntime(env);

@@ -19,7 +19,7 @@ function freshGet(url: string): Promise<number> {
  * `npm start` as an operator runs it: server/main.ts in its own process. SQLite only: the database
  * is not the point here (both dialects are covered by the API suites).
  */
-describe.runIf(lane === 'sqlite')('server/main.ts (npm start)', () => {
+describe.runIf(lane === 'sqlite')('server/main.ts (npm start)', { timeout: 120_000 }, () => {
   it('a bad variable stops start-up with the Dutch configuration message and exit code 2', async () => {
     const r = await runTs('server/main.ts', [], baseEnv({ DATA_DIR: tempDataDir(), PORT: 'abc', ROLE: 'x' }));
     expect(r.code).toBe(2);
