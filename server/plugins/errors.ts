@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { AppError, internal, isAppError, type ErrorBody } from '../shared/errors.js';
 import { describeIssues, summarise } from '../shared/validation.js';
 
@@ -42,6 +43,11 @@ export function toAppError(err: unknown): AppError | undefined {
         keys: (v.params as { keys?: string[] }).keys,
       })),
     ).map((d) => (WHERE_NL[context] ? { ...d, error: `${WHERE_NL[context]}${d.error}` } : d));
+    return new AppError('VALIDATION', summarise(details), { details });
+  }
+  if (err instanceof z.ZodError) {
+    // A service validating its input with zod (`Schema.parse`) rather than throwing a coded error.
+    const details = describeIssues(err.issues.map((i) => ({ path: i.path, message: i.message, code: i.code, keys: 'keys' in i ? (i.keys as string[]) : undefined })));
     return new AppError('VALIDATION', summarise(details), { details });
   }
   if (err && typeof err === 'object' && 'code' in err && typeof (err as FastifyError).code === 'string') {

@@ -44,6 +44,13 @@ function addTestRoutes(app: FastifyInstance, db: Db): void {
     const o = undefined as unknown as { x: { y: number } };
     return o.x.y; // a real TypeError: "Cannot read properties of undefined"
   });
+  app.post('/test/service-parse', async (request) => {
+    // A service that validates with zod itself instead of throwing a coded error.
+    return z.object({ quantity: z.number().int().min(1), location_id: z.uuid() }).strict().parse(request.body);
+  });
+  app.get('/test/bad-response', { schema: { response: { 200: z.object({ total_cents: z.number().int() }) } } }, async () => {
+    return { total_cents: 'veel' } as unknown as { total_cents: number };
+  });
   app.get('/test/sql', async () => {
     await sql`select pin_hash from no_such_table where secret_column = 1`.execute(db);
     return { ok: true };
@@ -237,6 +244,29 @@ describe('error shapes (CONTRACT §2)', () => {
       expect(res.json(), url).toEqual({ error: GENERIC_500, code: 'INTERNAL' });
       expect(res.body).not.toMatch(/SELECT|pin_hash|\/srv|\.ts|at .*:\d+|Cannot read|stack/i);
     }
+  });
+
+  it('a zod error thrown by a service is 400 VALIDATION with details, like a route schema error', async () => {
+    const t = await appWithRoutes();
+    const res = await t.req({ method: 'POST', url: '/test/service-parse', payload: { quantity: 0, location_id: 'x', foo: 1 } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: "Ongeldige invoer: 'quantity' moet minimaal 1 zijn (en nog 2 problemen).",
+      code: 'VALIDATION',
+      details: [
+        { field: 'quantity', error: "'quantity' moet minimaal 1 zijn." },
+        { field: 'location_id', error: "'location_id' moet een geldige id zijn." },
+        { field: 'foo', error: "Onbekend veld: 'foo'." },
+      ],
+    });
+  });
+
+  it('a response that does not match its schema is a 500 (our bug), not sent half-right', async () => {
+    const t = await appWithRoutes();
+    const res = await t.req({ method: 'GET', url: '/test/bad-response' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: GENERIC_500, code: 'INTERNAL' });
+    expect(res.body).not.toContain('veel');
   });
 
   it('a database error is 500 INTERNAL without SQL, table or driver details', async () => {
