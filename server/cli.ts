@@ -20,7 +20,10 @@ type Values = Record<string, string | boolean | undefined>;
 
 export interface CommandContext {
   values: Values;
+  /** The configuration with logging off (the CLI's output is its JSON). */
   config: Config;
+  env: NodeJS.ProcessEnv;
+  io: Io;
   /** Opens the database (migrating it) once per command; closed by the CLI when the command ends. */
   runtime(): Promise<Runtime>;
 }
@@ -125,17 +128,19 @@ export const COMMANDS: Command[] = [
     summary: 'een leeg apparaat vullen met het demorestaurant (--serve: daarna de server starten)',
     usage: '[--serve]',
     options: { serve: { type: 'boolean' } },
-    async run({ values: v, config, runtime }) {
+    async run({ values: v, env, io, runtime }) {
       const rt = await runtime();
-      const { demoUrl, seedDemo } = await import('./demo/seed.js');
+      const { seedDemo } = await import('./demo/seed.js');
       const result = await seedDemo(rt);
       if (!v.serve) return result;
-      // Seeded (or already there): print the login first, then serve exactly like `npm start`.
+      // Seeded (or already there): print the login first, then serve exactly like `npm start`
+      // (with its logging, so the configuration without the CLI's silence).
       await rt.close();
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+      const serverConfig = loadConfig(env);
       const { start } = await import('./main.js');
-      await start(config);
-      process.stderr.write(`Demorestaurant draait op ${demoUrl(config)}\n`);
+      const started = await start(serverConfig);
+      io.stderr(`Demorestaurant draait op ${started.url}\n`);
       return KEEP_RUNNING;
     },
   },
@@ -278,6 +283,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const result = await command.run({
       values,
       config,
+      env,
+      io,
       // Loaded on first use, so usage errors answer without loading the whole server.
       runtime: async () => (rt ??= await (await import('./runtime.js')).createRuntime(config)),
     });

@@ -95,4 +95,33 @@ describe.runIf(lane === 'sqlite')('server/main.ts (npm start)', { timeout: 120_0
       await rt.close();
     }
   });
+
+  it('npm run demo (cli demo --serve) seeds, prints the logins, serves; the demo admin logs in; SIGTERM exits 0', async () => {
+    const server = startServerProcess(
+      'server/cli.ts',
+      ['demo', '--serve'],
+      baseEnv({ DATA_DIR: tempDataDir(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DEMO_HISTORY_WEEKS: '0' }),
+    );
+    const ready = await server.waitForLog((l) => l.msg === 'restaurant service ready');
+    const base = String(ready.url);
+    // The pretty-printed JSON with the logins comes first on stdout, before the server's log lines.
+    const printed = server.lines.slice(0, server.lines.findIndex((l) => typeof l.text !== 'string' || l.text === '}') + 1);
+    const result = JSON.parse(printed.map((l) => l.text).join('\n')) as { created: boolean; admin: { slug: string; email: string; password: string }; staff_pin: string };
+    expect(result.created).toBe(true);
+
+    expect((await fetch(`${base}api/v1/health`)).status).toBe(200);
+    const login = await fetch(`${base}api/v1/auth/admin-login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: result.admin.slug, email: result.admin.email, password: result.admin.password }),
+    });
+    expect(login.status).toBe(200);
+    expect(((await login.json()) as { role: string }).role).toBe('admin');
+    // With a restaurant in place the home page is no longer the first-run setup.
+    expect(await (await fetch(base)).text()).not.toContain('Stel je restaurant in');
+    expect(server.stderr()).toContain(`Demorestaurant draait op ${base}`);
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+  });
 });
