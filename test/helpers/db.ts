@@ -21,7 +21,7 @@ export async function freshDb(opts: { sqliteFile?: string; poolSize?: number } =
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     await admin.end();
-    const open = () => openDb({ databaseUrl: PG_URL, pgSchema: schema, pgPoolSize: opts.poolSize ?? 5 });
+    const open = () => openDb({ databaseUrl: PG_URL, pgSchema: schema, pgPoolSize: opts.poolSize ?? 3 });
     return {
       handle: open(),
       reopen: open,

@@ -8,7 +8,7 @@ async function joined() {
   const { cloud, tenant, appliance } = nodes;
   const menu = await seedMenu(cloud, tenant.id);
   await appliance.engine.syncOnce(); // bootstrap: tenant, users, menu
-  const actor = (via: 'pos' | 'web' = 'pos') => ({ tenantId: tenant.id, userId: null, via });
+  const actor = (via: 'pos' | 'web' | 'external' = 'pos') => ({ tenantId: tenant.id, userId: null, via });
   return { ...nodes, menu, actor };
 }
 

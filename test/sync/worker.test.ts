@@ -120,7 +120,9 @@ describe('sync worker', () => {
     const socket = connect(`http://127.0.0.1:${port}`, { extraHeaders: { cookie: staff }, transports: ['websocket'] });
     try {
       const got: SyncStatus[] = [];
-      socket.on('sync:status' as never, (s: SyncStatus) => got.push(s));
+      socket.on('sync:status' as never, (s: SyncStatus) => {
+        got.push(s);
+      });
       await new Promise<void>((resolve, reject) => {
         socket.once('hello' as never, () => resolve());
         socket.once('connect_error', reject);

@@ -35,7 +35,7 @@ async function addHistory(trx: Tx, change: SyncChange, h: OrderStatusHistoryTabl
   await insertIfAbsent(trx, 'order_status_history', { ...h, tenant_id: change.tenant_id, order_id: change.entity_id } as OrderStatusHistoryTable & Record<string, unknown>);
 }
 
-async function applyCreated(trx: Tx, change: SyncChange): Promise<{ conflict?: string }> {
+async function applyCreated(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<{ conflict?: string; idempotency_key?: string | null }> {
   const p = change.payload as CreatedPayload;
   const o = p?.order;
   if (!o || o.id !== change.entity_id || !Array.isArray(o.items) || typeof o.number !== 'string' || typeof p.business_day !== 'string') {
@@ -44,7 +44,12 @@ async function applyCreated(trx: Tx, change: SyncChange): Promise<{ conflict?: s
   const existing = await trx.selectFrom('orders').select(['id', 'tenant_id']).where('id', '=', o.id).executeTakeFirst();
   if (existing) {
     if (existing.tenant_id !== change.tenant_id) throw new RejectOp('Deze bestelling hoort bij een ander restaurant.');
-    return {}; // applied before: ids are born once, where the order was taken
+    // Applied before: ids are born once, where the order was taken. When adopting, take the
+    // number and key the cloud settled on (it renames an order whose number was already taken).
+    if (ctx.mode === 'adopt') {
+      await trx.updateTable('orders').set({ number: o.number, idempotency_key: p.idempotency_key ?? null }).where('id', '=', o.id).execute();
+    }
+    return {};
   }
   const notes: string[] = [];
   // Numbers come from per-origin sequences and should never collide; if two devices of one tenant
@@ -104,7 +109,7 @@ async function applyCreated(trx: Tx, change: SyncChange): Promise<{ conflict?: s
   }));
   for (const item of items) await insertIfAbsent(trx, 'order_items', item as OrderItemsTable & Record<string, unknown>);
   await addHistory(trx, change, p.history);
-  return notes.length ? { conflict: notes.join(' ') } : {};
+  return notes.length ? { conflict: notes.join(' '), idempotency_key: key } : {};
 }
 
 /**
@@ -131,8 +136,11 @@ export const ordersSync: EntityDescriptor[] = [
     tables: ['orders', 'order_items', 'order_status_history'],
     async apply(trx, change, ctx) {
       let conflict: string | undefined;
+      let merged: Record<string, unknown> = {};
       if (change.kind === 'order.created') {
-        conflict = (await applyCreated(trx, change)).conflict;
+        const r = await applyCreated(trx, change, ctx);
+        conflict = r.conflict;
+        if (r.idempotency_key !== undefined) merged = { idempotency_key: r.idempotency_key };
       } else if (change.kind === 'order.status_changed' || change.kind === 'order.paid') {
         const row = await trx.selectFrom('orders').selectAll().where('id', '=', change.entity_id).executeTakeFirst();
         if (!row || row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');
@@ -158,7 +166,7 @@ export const ordersSync: EntityDescriptor[] = [
       }
       const order = await snapshot(trx, change.entity_id);
       const p = change.payload as Record<string, unknown>;
-      return { payload: { ...p, order }, ...(conflict ? { conflict } : {}) };
+      return { payload: { ...p, ...merged, order }, ...(conflict ? { conflict } : {}) };
     },
   },
 ];
