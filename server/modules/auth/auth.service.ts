@@ -30,29 +30,36 @@ export interface AuthContext {
 export function createAuthService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
 
-  async function guardLockout(tenantId: string, ip: string): Promise<void> {
+  /**
+   * Counts this login attempt for tenant+IP before the (slow) credential check, and refuses it when
+   * 5 earlier attempts in the window are failures or still being checked. Recording first is what
+   * makes the limit hold for parallel guesses too: checking first let 20 simultaneous requests all
+   * pass the check before any failure was written. The attempt's row stays as the failure record;
+   * a successful login clears the IP's rows (startSession), a refused attempt removes its own.
+   */
+  async function beginAttempt(tenantId: string, ip: string): Promise<void> {
+    const id = newId();
     const now = clock.now().getTime();
+    await db.insertInto('login_failures').values({ id, tenant_id: tenantId, ip, created_at: new Date(now).toISOString() }).execute();
     const since = new Date(now - LOCKOUT_WINDOW_MS).toISOString();
-    const failures = await db
+    const earlier = await db
       .selectFrom('login_failures')
       .select('created_at')
       .where('tenant_id', '=', tenantId)
       .where('ip', '=', ip)
       .where('created_at', '>', since)
+      .where('id', '!=', id)
       .orderBy('created_at')
       .execute();
-    if (failures.length >= LOCKOUT_MAX_FAILURES) {
-      const releaseAt = new Date(failures[failures.length - LOCKOUT_MAX_FAILURES]!.created_at).getTime() + LOCKOUT_WINDOW_MS;
+    if (earlier.length >= LOCKOUT_MAX_FAILURES) {
+      await db.deleteFrom('login_failures').where('id', '=', id).execute();
+      const releaseAt = new Date(earlier[earlier.length - LOCKOUT_MAX_FAILURES]!.created_at).getTime() + LOCKOUT_WINDOW_MS;
       const seconds = Math.max(1, Math.ceil((releaseAt - now) / 1000));
       const minutes = Math.ceil(seconds / 60);
       throw new AppError('RATE_LIMITED', `Te veel mislukte inlogpogingen; probeer het over ${minutes} ${minutes === 1 ? 'minuut' : 'minuten'} opnieuw.`, {
         headers: { 'retry-after': String(seconds) },
       });
     }
-  }
-
-  async function recordFailure(tenantId: string, ip: string): Promise<void> {
-    await db.insertInto('login_failures').values({ id: newId(), tenant_id: tenantId, ip, created_at: clock.now().toISOString() }).execute();
   }
 
   async function startSession(tenantId: string, userId: string, role: 'admin' | 'staff', ip: string) {
@@ -124,12 +131,9 @@ export function createAuthService(deps: { db: Db; clock: Clock }) {
     async loginStaff(input: { slug: string; pin: string }, ip: string) {
       const tenant = await tenantsRepository.findBySlug(db, input.slug);
       if (!tenant) throw unauthorized('Onbekend restaurant of onjuiste pincode.');
-      await guardLockout(tenant.id, ip);
+      await beginAttempt(tenant.id, ip);
       const user = await usersRepository.findByPinHash(db, tenant.id, await hashPin(input.pin, tenant.pin_salt));
-      if (!user) {
-        await recordFailure(tenant.id, ip);
-        throw unauthorized('Onbekend restaurant of onjuiste pincode.');
-      }
+      if (!user) throw unauthorized('Onbekend restaurant of onjuiste pincode.');
       return startSession(tenant.id, user.id, user.role, ip);
     },
 
@@ -140,13 +144,10 @@ export function createAuthService(deps: { db: Db; clock: Clock }) {
         await verifyPassword(input.password, null);
         throw fail();
       }
-      await guardLockout(tenant.id, ip);
+      await beginAttempt(tenant.id, ip);
       const user = await usersRepository.findByEmail(db, tenant.id, input.email.toLowerCase());
       const ok = await verifyPassword(input.password, user?.role === 'admin' ? user.password_hash : null);
-      if (!user || user.role !== 'admin' || !ok) {
-        await recordFailure(tenant.id, ip);
-        throw fail();
-      }
+      if (!user || user.role !== 'admin' || !ok) throw fail();
       return startSession(tenant.id, user.id, 'admin', ip);
     },
 
