@@ -9,6 +9,8 @@ import { ManualClock } from '../../server/shared/clock.js';
 import { SyncEngine, type FailPoint } from '../../sync/engine.js';
 import { isAppError } from '../../server/shared/errors.js';
 import { lane } from '../helpers/db.js';
+import { ORDER_STATUSES, type OrderStatus } from '../../server/modules/orders/orders.schemas.js';
+import { STATUS_RANK, isFinal } from '../../server/modules/orders/orders.rules.js';
 import { createCloud, FakeTransport, replicatedState } from './harness.js';
 
 /**
@@ -35,7 +37,11 @@ type Cmd =
   | { t: 'fault'; fault: 'lose-request' | 'lose-response' }
   | { t: 'offline'; on: boolean }
   | { t: 'crash'; at: FailPoint }
-  | { t: 'racePush'; value: number };
+  | { t: 'racePush'; value: number }
+  | { t: 'createOrder'; side: Side; product: number; qty: number; key: number | null }
+  | { t: 'setStatus'; side: Side; order: number; status: OrderStatus }
+  | { t: 'pay'; side: Side; order: number }
+  | { t: 'editProduct'; side: Side; product: number; price: number | null; name: string | null };
 
 const side = fc.constantFrom<Side>('appliance', 'cloud');
 const cmd: fc.Arbitrary<Cmd> = fc.oneof(
@@ -50,6 +56,10 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('offline' as const), on: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('crash' as const), at: fc.constantFrom<FailPoint>('pull.after_apply_before_cursor', 'push.after_response_before_ack') }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('racePush' as const), value: fc.integer({ min: 15, max: 90 }) }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('createOrder' as const), side, product: fc.nat(2), qty: fc.integer({ min: 1, max: 3 }), key: fc.option(fc.nat(3), { nil: null }) }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('setStatus' as const), side, order: fc.nat(9), status: fc.constantFrom(...ORDER_STATUSES) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('pay' as const), side, order: fc.nat(9) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('editProduct' as const), side, product: fc.nat(2), price: fc.option(fc.integer({ min: 100, max: 3000 }), { nil: null }), name: fc.option(fc.constantFrom('Friet', 'Soep', 'Taart'), { nil: null }) }) },
 );
 
 class Crash extends Error {}
@@ -109,12 +119,18 @@ describe(`sync convergence property (${lane})`, () => {
         const t = await cloud.seedTenant({ slug: `prop-${run}-${Math.random().toString(36).slice(2, 8)}` });
         const { sync_key } = await cloud.services.sync.cloud.createDevice(t.id, 'Kassa');
         const transport = new FakeTransport(() => cloud, sync_key);
+        const products: string[] = [];
+        for (const [name, price_cents] of [['Friet', 395], ['Burger', 1450], ['Cola', 300]] as const) {
+          products.push((await cloud.services.menu.createProduct(t.id, { name, price_cents })).id);
+        }
         const handle = openDb({ sqliteFile: ':memory:' });
         try {
           let app = new ApplianceProcess(handle, clock, transport);
           await app.boot();
           await app.engine.syncOnce(); // bootstrap
           const users: string[] = [];
+          const orders: string[] = [];
+          const paid = new Set<string>();
 
           for (const c of cmds) {
             clock.advance(1000);
@@ -162,6 +178,26 @@ describe(`sync convergence property (${lane})`, () => {
                     await app.boot();
                   }
                   break;
+                case 'createOrder': {
+                  const via = onCloud ? ('web' as const) : ('pos' as const);
+                  const key = c.key === null ? undefined : `${c.side}-key-${c.key}`;
+                  const { order } = await services.orders.create({ tenantId: t.id, userId: null, via }, { items: [{ product_id: products[c.product]!, quantity: c.qty }] }, key);
+                  if (!orders.includes(order.id)) orders.push(order.id);
+                  break;
+                }
+                case 'setStatus':
+                  if (orders.length) await services.orders.setStatus({ tenantId: t.id, userId: null, via: 'pos' }, orders[c.order % orders.length]!, c.status);
+                  break;
+                case 'pay':
+                  if (orders.length) {
+                    const id = orders[c.order % orders.length]!;
+                    await services.orders.markPaid({ tenantId: t.id, userId: null, via: 'pos' }, id);
+                    paid.add(id);
+                  }
+                  break;
+                case 'editProduct':
+                  await services.menu.updateProduct(t.id, products[c.product]!, { ...(c.price !== null ? { price_cents: c.price } : {}), ...(c.name !== null ? { name: c.name } : {}) });
+                  break;
                 case 'racePush':
                   await Promise.all([app.engine.pushOnce().catch((e) => { if (!transientOrCrash(e)) throw e; }), cloud.services.tenants.patchSettings(t.id, { max_party_size: c.value })]);
                   break;
@@ -202,6 +238,23 @@ describe(`sync convergence property (${lane})`, () => {
           for (const id of users) expect(names.some((u) => u.id === id)).toBe(true);
           const pins = names.map((u) => u.pin_hash).filter(Boolean);
           expect(new Set(pins).size).toBe(pins.length);
+          // Orders: each created order exists exactly once on both sides; numbers unique per day.
+          const cloudOrders = b.orders as { id: string; status: OrderStatus; payment_status: string; number: string; business_day: string }[];
+          expect(new Set(cloudOrders.map((o) => o.id)).size).toBe(cloudOrders.length);
+          for (const id of orders) expect(cloudOrders.filter((o) => o.id === id)).toHaveLength(1);
+          expect(new Set(cloudOrders.map((o) => `${o.business_day}/${o.number}`)).size).toBe(cloudOrders.length);
+          // Status never went backwards: a non-final status is the furthest any side moved it; a final one was asked for.
+          const history = b.order_status_history as { order_id: string; to_status: OrderStatus }[];
+          for (const o of cloudOrders) {
+            const moves = history.filter((h) => h.order_id === o.id).map((h) => h.to_status);
+            if (isFinal(o.status)) expect(moves).toContain(o.status);
+            else {
+              expect(moves.some(isFinal)).toBe(false);
+              expect(STATUS_RANK[o.status]).toBe(Math.max(...moves.map((m) => STATUS_RANK[m])));
+            }
+            // Paid never reverts.
+            if (paid.has(o.id)) expect(o.payment_status).toBe('paid');
+          }
           // Settings are last-writer-wins per field in cloud order: replaying the cloud log's patches gives the stored settings.
           const patches = await cloud.handle.db.selectFrom('change_log').select(['payload']).where('tenant_id', '=', t.id).where('kind', '=', 'settings.updated').orderBy('seq').execute();
           const replay: Record<string, unknown> = {};
