@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { sql } from 'kysely';
+import { SqliteAdapter, sql } from 'kysely';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { Db, Executor, Tx } from './connection.js';
@@ -52,9 +52,17 @@ export interface Writer {
   record(change: ChangeInput): Promise<ChangeRecord>;
 }
 
-export type ChangeLogEvents = { committed: [tenantId: string, changes: ChangeRecord[]] };
+export type ChangeLogEvents = {
+  committed: [tenantId: string, changes: ChangeRecord[]];
+  /**
+   * Another cloud node committed changes of this tenant, up to `seq` (server/cluster.ts relays it;
+   * never on the appliance). Only a wake-up: listeners read the log itself for the records.
+   */
+  remote: [tenantId: string, seq: number];
+};
 
 export class ChangeLog extends EventEmitter<ChangeLogEvents> {
+  private readonly singleWriter: boolean;
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -63,6 +71,7 @@ export class ChangeLog extends EventEmitter<ChangeLogEvents> {
   ) {
     super();
     this.setMaxListeners(50);
+    this.singleWriter = db.getExecutor().adapter instanceof SqliteAdapter;
   }
 
   get origin(): string {
@@ -81,7 +90,8 @@ export class ChangeLog extends EventEmitter<ChangeLogEvents> {
   async write<T>(tenantId: string, fn: (w: Writer) => Promise<T>): Promise<T> {
     const recorded: ChangeRecord[] = [];
     const result = await this.db.transaction().execute(async (trx) => {
-      await lockTenant(trx, tenantId);
+      // SQLite has one writer: the transaction already excludes every other writer.
+      if (!this.singleWriter) await lockTenant(trx, tenantId);
       const nowDate = this.clock.now();
       const now = nowDate.toISOString();
       const writer: Writer = {
@@ -109,9 +119,18 @@ export class ChangeLog extends EventEmitter<ChangeLogEvents> {
    * would then retry a write that happened, nor keep the other listeners from hearing of it.
    */
   private notifyCommitted(tenantId: string, changes: ChangeRecord[]): void {
-    for (const listener of this.rawListeners('committed') as Array<(...args: ChangeLogEvents['committed']) => unknown>) {
+    this.notify('committed', [tenantId, changes]);
+  }
+
+  /** A commit on another node (cluster bus): wakes the same readers as a local commit would. */
+  notifyRemote(tenantId: string, seq: number): void {
+    this.notify('remote', [tenantId, seq]);
+  }
+
+  private notify<K extends keyof ChangeLogEvents>(event: K, args: ChangeLogEvents[K]): void {
+    for (const listener of this.rawListeners(event) as Array<(...a: ChangeLogEvents[K]) => unknown>) {
       try {
-        const result = listener.call(this, tenantId, changes);
+        const result = listener.apply(this, args);
         if (result instanceof Promise) result.catch((err: unknown) => this.onListenerError(err));
       } catch (err) {
         this.onListenerError(err);

@@ -26,6 +26,22 @@ export const ordersRepository = {
     return q.orderBy('created_at', order).orderBy('id', order).limit(limit).offset(offset).execute();
   },
 
+  /**
+   * Active orders, oldest first. The status list is written as literals, exactly like the partial
+   * index `orders_active` (migration 0005), so the planner can use that index: with bound
+   * parameters it could not prove the index covers the query.
+   */
+  live: (db: Executor, tenantId: string, limit: number) =>
+    db
+      .selectFrom('orders')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where(sql<boolean>`status in ('new', 'accepted', 'preparing', 'ready', 'delivering')`)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute(),
+
   count: async (db: Executor, tenantId: string, f: OrderFilter) => {
     let q = db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId);
     if (f.statuses?.length) q = q.where('status', 'in', f.statuses);

@@ -109,7 +109,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
     },
 
     async live(tenantId: string): Promise<Order[]> {
-      return withItems(await ordersRepository.list(db, tenantId, { statuses: ACTIVE_STATUSES }, 'asc', 1000, 0));
+      return withItems(await ordersRepository.live(db, tenantId, 1000));
     },
 
     async history(tenantId: string, id: string) {
@@ -133,7 +133,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         const repeat = await repeatOf(actor.tenantId, key, hash);
         if (repeat) return { order: repeat, created: false };
       }
-      const { timezone } = await tenants.getSettings(actor.tenantId);
+      const { timezone } = await tenants.cachedSettings(actor.tenantId);
       try {
         const order = await changes.write(actor.tenantId, async (w) => {
           const products = await menu.productsForOrder(w.trx, actor.tenantId, [...new Set(input.items.map((i) => i.product_id))]);

@@ -46,7 +46,26 @@ const FIRST_RUN_KEY = 'first_run_setup_at';
 export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: UsersService }) {
   const { db, changes, users } = deps;
 
+  // Settings are read on hot paths (every order needs the time zone): cached briefly, dropped as
+  // soon as this node commits a tenant change; the TTL bounds staleness from other cloud nodes.
+  const SETTINGS_TTL_MS = 60_000;
+  const settingsCache = new Map<string, { at: number; settings: Settings }>();
+  changes.on('committed', (tenantId, records) => {
+    if (records.some((r) => r.entity === 'tenant')) settingsCache.delete(tenantId);
+  });
+
   return {
+    /** Settings for hot paths, possibly up to a minute old when another cloud node changed them. */
+    async cachedSettings(tenantId: string): Promise<Settings> {
+      const hit = settingsCache.get(tenantId);
+      if (hit && Date.now() - hit.at < SETTINGS_TTL_MS) return hit.settings;
+      const t = await tenantsRepository.findById(db, tenantId);
+      if (!t) throw notFound('Restaurant');
+      const settings = settingsOf(t);
+      settingsCache.set(tenantId, { at: Date.now(), settings });
+      return settings;
+    },
+
     async bySlug(slug: string): Promise<TenantRow | undefined> {
       return tenantsRepository.findBySlug(db, slug);
     },
