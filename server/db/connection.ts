@@ -140,11 +140,17 @@ function schemaScoped(db: Db, schema: string): Db {
 }
 
 export async function migrateToLatest(db: Db, opts: { pgSchema?: string } = {}): Promise<void> {
+  // On PostgreSQL always name the schema (from the handle, or the connection's search_path as in
+  // `?options=-c search_path=...`): otherwise Kysely finds another schema's migration table.
+  let schema = opts.pgSchema;
+  if (!schema && !(db.getExecutor().adapter instanceof SqliteAdapter)) {
+    schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s;
+  }
   const migrator = new Migrator({
     db: opts.pgSchema ? schemaScoped(db, opts.pgSchema) : db,
     provider: { getMigrations: async () => migrations },
     // With a schema per test database, name it: otherwise Kysely finds another schema's migration table.
-    ...(opts.pgSchema ? { migrationTableSchema: opts.pgSchema } : {}),
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
