@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type DatabaseIntrospector, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DatabaseIntrospector, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
 
@@ -147,9 +147,8 @@ export async function migrateToLatest(db: Db, opts: { pgSchema?: string } = {}):
     schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s;
   }
   const migrator = new Migrator({
-    db: opts.pgSchema ? schemaScoped(db, opts.pgSchema) : db,
+    db: schema ? schemaScoped(db, schema) : db,
     provider: { getMigrations: async () => migrations },
-    // With a schema per test database, name it: otherwise Kysely finds another schema's migration table.
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
