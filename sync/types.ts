@@ -1,5 +1,6 @@
 import type { Tx } from '../server/db/connection.js';
 import type { Database } from '../server/db/database.js';
+import type { ChangeRecord } from '../server/db/change-log.js';
 
 /**
  * How every table takes part in sync (ARCHITECTURE §4, sync/README.md).
@@ -15,17 +16,8 @@ export type MergeKind = 'ledger' | 'monotonic-status' | 'lww-fields' | 'cloud-on
 
 export type TableName = keyof Database & string;
 
-/** One change as it travels: a change_log row with its payload parsed. */
-export interface SyncChange {
-  op_id: string;
-  tenant_id: string;
-  origin: string;
-  entity: string;
-  entity_id: string;
-  kind: string;
-  payload: unknown;
-  created_at: string;
-}
+/** One change as it travels: a change_log row with its payload parsed (its local `seq` does not travel). */
+export type SyncChange = Omit<ChangeRecord, 'seq'>;
 
 export interface ApplyContext {
   /** Where the apply runs. */
