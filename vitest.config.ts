@@ -44,6 +44,23 @@ export default defineConfig(async () => {
         reachable
           ? { test: { ...shared, name: 'postgres', env: { TZ: 'UTC', TEST_DB: 'postgres', TEST_DATABASE_URL: PG_URL } } }
           : { test: { ...shared, name: 'postgres', include: ['test/pg-unavailable.test.ts'], exclude: [], env: { PG_URL } } },
+        // End-to-end with real processes (test/e2e: a PostgreSQL cloud and a SQLite appliance, SIGKILLs):
+        // needs PostgreSQL, so without it the lane is skipped as loudly as the postgres lane. It runs after
+        // the other lanes (groupOrder 1), so its process starts do not compete with them for the CPU.
+        reachable
+          ? {
+              test: {
+                ...shared,
+                name: 'e2e',
+                include: ['test/e2e/**/*.e2e.test.ts'],
+                exclude: [],
+                testTimeout: 120_000,
+                hookTimeout: 120_000,
+                sequence: { groupOrder: 1 },
+                env: { TZ: 'UTC', TEST_DATABASE_URL: PG_URL },
+              },
+            }
+          : { test: { ...shared, name: 'e2e', include: ['test/pg-unavailable.test.ts'], exclude: [], env: { PG_URL } } },
       ],
     },
   };

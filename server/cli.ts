@@ -144,8 +144,23 @@ export const COMMANDS: Command[] = [
       return KEEP_RUNNING;
     },
   },
-  // Later issues add `apikey create --tenant S --name N --scopes read,write` and
-  // `device create --tenant S --name N` here: one entry each.
+  {
+    name: 'device create',
+    summary: 'een apparaat (appliance) registreren; geeft eenmalig de SYNC_KEY (alleen in de cloud)',
+    usage: '--tenant S --name N',
+    options: { tenant: { type: 'string' }, name: { type: 'string' } },
+    required: ['tenant', 'name'],
+    async run({ values: v, config, runtime }) {
+      if (config.role !== 'cloud') throw new UsageError(`'device create' werkt alleen in de cloud: zet ROLE=cloud en DATABASE_URL.`);
+      const name = str(v, 'name')!.trim();
+      if (name.length > 120) throw new UsageError(`Ongeldige invoer: '--name' mag hoogstens 120 tekens zijn.`);
+      const rt = await runtime();
+      const tenant = await tenantBySlug(rt, str(v, 'tenant')!);
+      const { device, sync_key } = await rt.services.sync.createDevice(tenant.id, name);
+      return { tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name }, device, sync_key };
+    },
+  },
+  // Later issues add `apikey create --tenant S --name N --scopes read,write` here: one entry.
 ];
 
 /** Returned by a command that has handed the process over to a server. */

@@ -36,7 +36,11 @@ export class LeaseLost extends Error {
   }
 }
 
-export type FailPoint = 'push.after_response_before_ack' | 'pull.after_apply_before_cursor';
+/**
+ * Named crash points (sync/README.md, "Fail-points"). `outbox.after_commit_before_push` is reached by
+ * the worker (sync/worker.ts) right after a local domain write committed, before anything is pushed.
+ */
+export type FailPoint = 'push.after_response_before_ack' | 'pull.after_apply_before_cursor' | 'outbox.after_commit_before_push';
 
 export interface EngineOptions {
   db: Db;

@@ -1,7 +1,9 @@
+import os from 'node:os';
 import type { ChangeRecord } from '../server/db/change-log.js';
 import { newId } from '../server/shared/ids.js';
 import { LEASE_MS, LeaseLost, STATE_ID, SyncEngine, SyncStopped, type EngineOptions } from './engine.js';
 import type { SyncStatusBoard } from './status.js';
+import { envFailpoint } from './failpoint.js';
 import { httpTransport } from './transport.js';
 import { VERSION as APP_VERSION } from '../server/version.js';
 
@@ -25,7 +27,8 @@ export interface WorkerOptions extends Omit<EngineOptions, 'holder'> {
  * a minute; a refused version or revoked key stops the loop and is shown in /sync/status.
  */
 export class SyncWorker {
-  readonly holder = newId();
+  /** `host:pid:uuid`, so a restarted process can tell that the holder it finds died (SIGKILL, crash) without releasing the lease. */
+  readonly holder = `${os.hostname()}:${process.pid}:${newId()}`;
   readonly engine: SyncEngine;
   private running = false;
   private loop: Promise<void> | null = null;
@@ -71,6 +74,9 @@ export class SyncWorker {
 
   private readonly onCommitted = (_tenantId: string, records: ChangeRecord[]) => {
     if (records.some((r) => r.origin === this.o.changes.origin)) {
+      // A local change has committed and is waiting in the outbox; nothing is pushed yet.
+      const hit = this.o.failpoint?.('outbox.after_commit_before_push');
+      if (hit instanceof Promise) hit.catch(() => {});
       this.poll.abort();
       this.wake?.();
     }
@@ -95,7 +101,20 @@ export class SyncWorker {
       .where('id', '=', STATE_ID)
       .where((eb) => eb.or([eb('lease_holder', 'is', null), eb('lease_holder', '=', this.holder), eb('lease_expires_at', '<', now.toISOString())]))
       .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    if (Number(res.numUpdatedRows) === 1) return true;
+    // Held and not expired. A process killed on this machine never released it: without this the
+    // restarted appliance would sit out the rest of the 30 s lease (and then a 15 s back-off).
+    const row = await this.o.db.selectFrom('sync_state').select('lease_holder').where('id', '=', STATE_ID).executeTakeFirst();
+    if (!row?.lease_holder || !holderIsDead(row.lease_holder)) return false;
+    const took = await this.o.db
+      .updateTable('sync_state')
+      .set({ lease_holder: this.holder, lease_expires_at: new Date(now.getTime() + LEASE_MS).toISOString() })
+      .where('id', '=', STATE_ID)
+      .where('lease_holder', '=', row.lease_holder)
+      .executeTakeFirst();
+    if (Number(took.numUpdatedRows) !== 1) return false;
+    this.o.log?.('sync: took over the lease of a process that no longer exists', { previous: row.lease_holder });
+    return true;
   }
 
   private async run(): Promise<void> {
@@ -152,6 +171,24 @@ export class SyncWorker {
 
 export { SyncStopped };
 
+/**
+ * True only when the lease holder (`host:pid:uuid`, see `SyncWorker.holder`) was a process on this
+ * machine that no longer exists. Any other holder (another host, an older format, a live process,
+ * this process) is left to the lease's expiry.
+ */
+export function holderIsDead(holder: string, host = os.hostname()): boolean {
+  const m = /^(.*):(\d+):[^:]+$/.exec(holder);
+  if (!m || m[1] !== host) return false;
+  const pid = Number(m[2]);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 /** The worker for an appliance configured with CLOUD_URL and SYNC_KEY; null for the cloud or a stand-alone appliance. */
 export function createSyncWorker(deps: {
   config: import('../server/config.js').Config;
@@ -172,5 +209,7 @@ export function createSyncWorker(deps: {
     key: config.databaseUrl ?? config.sqliteFile,
     appVersion: APP_VERSION,
     log: deps.log,
+    // SYNC_FAILPOINT (end-to-end crash tests only; unset in production): SIGKILL at a named point.
+    failpoint: envFailpoint(),
   });
 }

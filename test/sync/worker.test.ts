@@ -3,7 +3,8 @@ import { io as connect } from 'socket.io-client';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { STATE_ID } from '../../sync/engine.js';
 import type { SyncStatus } from '../../sync/status.js';
-import { SyncWorker } from '../../sync/worker.js';
+import { holderIsDead, SyncWorker } from '../../sync/worker.js';
+import os from 'node:os';
 import { cookieFrom } from '../helpers/app.js';
 import { twoNodes, type Appliance, type FakeTransport } from './harness.js';
 
@@ -70,6 +71,40 @@ describe('sync worker', () => {
     expect(appliance.services.sync.board.runtime.lastError).toMatch(/andere synchronisatie/);
     await c.stop();
     await a.stop();
+  });
+
+  it('takes over at once a lease left by a process on this machine that was killed (SIGKILL), not one of a live process or another host', async () => {
+    const { cloud, tenant, transport, appliance } = await twoNodes();
+    await appliance.engine.syncOnce();
+    const deadPid = 4_194_305; // above Linux's pid_max: no such process
+    const dead = `${os.hostname()}:${deadPid}:00000000-dead`;
+    expect(holderIsDead(dead)).toBe(true);
+    expect(holderIsDead(`${os.hostname()}:${process.pid}:x`)).toBe(false); // alive (this process)
+    expect(holderIsDead(`another-host:${deadPid}:x`)).toBe(false); // cannot tell: wait for expiry
+    expect(holderIsDead('0f4c9e2a-uuid-only')).toBe(false);
+    const setHolder = (holder: string) =>
+      appliance.handle.db
+        .updateTable('sync_state')
+        .set({ lease_holder: holder, lease_expires_at: new Date(appliance.clock.now().getTime() + 30_000).toISOString() })
+        .where('id', '=', STATE_ID)
+        .execute();
+
+    // Another host's unexpired lease is respected...
+    await setHolder(`another-host:${deadPid}:x`);
+    const kept = worker(appliance, transport);
+    kept.start();
+    await until(async () => /andere synchronisatie/.test(appliance.services.sync.board.runtime.lastError ?? ''));
+    await kept.stop();
+
+    // ...but the lease of a killed local process is taken over, and pending work is pushed at once.
+    await setHolder(dead);
+    await appliance.services.tenants.patchSettings(tenant.id, { slot_minutes: 25 });
+    const w = worker(appliance, transport);
+    w.start();
+    await until(async () => (await cloud.services.tenants.getSettings(tenant.id)).slot_minutes === 25, 2_000);
+    const holder = (await appliance.handle.db.selectFrom('sync_state').select('lease_holder').executeTakeFirstOrThrow()).lease_holder;
+    expect(holder).toBe(w.holder);
+    await w.stop();
   });
 
   it('keeps retrying with backoff while offline, shows pending work and a warning after 5 minutes, and recovers', async () => {
