@@ -6,7 +6,7 @@ import type { Clock } from '../shared/clock.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { createAuthService } from './auth/auth.service.js';
 import { healthRoutes } from './health/health.routes.js';
-import { menuRoutes } from './menu/menu.routes.js';
+import { menuRoutes, staffMenuRoutes } from './menu/menu.routes.js';
 import { createMenuService } from './menu/menu.service.js';
 import { ordersRoutes } from './orders/orders.routes.js';
 import { createOrdersService } from './orders/orders.service.js';
@@ -49,6 +49,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(usersRoutes, { users: services.users });
       await api.register(syncRoutes, { sync: services.sync, role: deps.config.role });
       await api.register(menuRoutes, { menu: services.menu });
+      await api.register(staffMenuRoutes, { menu: services.menu });
       await api.register(ordersRoutes, { orders: services.orders });
     },
     { prefix: '/api/v1' },

@@ -9,6 +9,7 @@ import {
   IdParams,
   IncludeArchivedQuery,
   Product,
+  StaffMenu,
   UpdateCategoryBody,
   UpdateProductBody,
 } from './menu.schemas.js';
@@ -46,4 +47,19 @@ export const menuRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> = async (a
     await menu.archiveProduct(sessionOf(request).tenantId, request.params.id);
     return reply.code(204).send(null);
   });
+};
+
+/**
+ * The menu for taking orders (docs/orders.md, Menu): any session, so staff tablets can show it while
+ * configuration stays admin-only. A separate plugin because `menuRoutes` guards all its routes.
+ */
+export const staffMenuRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> = async (app, { menu }) => {
+  app.get(
+    '/menu',
+    {
+      preHandler: app.requireSession,
+      schema: { tags: ['Menukaart'], summary: 'The menu for staff: live categories with their products, prices and availability (no costs)', response: { 200: StaffMenu, ...errors(401) } },
+    },
+    async (request) => menu.staffMenu(sessionOf(request).tenantId),
+  );
 };

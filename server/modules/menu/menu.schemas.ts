@@ -63,3 +63,23 @@ export type UpdateProductInput = z.infer<typeof UpdateProductBody>;
 
 export const IdParams = z.object({ id: z.uuid() });
 export const IncludeArchivedQuery = z.object({ include_archived: z.enum(['true', 'false']).optional() }).strict();
+
+/** What staff see on a tablet (GET /menu): no costs, VAT or stock fields; archived entries left out. */
+export const StaffMenuProduct = z
+  .object({ id: z.string(), name: z.string(), description: z.string().nullable(), price_cents: z.number().int(), available: z.boolean() })
+  .strict()
+  .meta({ id: 'StaffMenuProduct' });
+export type StaffMenuProduct = z.infer<typeof StaffMenuProduct>;
+
+export const StaffMenuCategory = z
+  .object({
+    id: z.string().nullable().meta({ description: 'null for the trailing "Overig" group: products without a (live) category' }),
+    name: z.string(),
+    products: z.array(StaffMenuProduct),
+  })
+  .strict()
+  .meta({ id: 'StaffMenuCategory' });
+export type StaffMenuCategory = z.infer<typeof StaffMenuCategory>;
+
+export const StaffMenu = z.object({ categories: z.array(StaffMenuCategory) }).strict().meta({ id: 'StaffMenu' });
+export type StaffMenu = z.infer<typeof StaffMenu>;

@@ -3,7 +3,7 @@ import type { Db, Executor } from '../../db/connection.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { menuRepository, type CategoryRow, type ProductRow } from './menu.repository.js';
-import type { Category, CreateProductInput, Product, UpdateProductInput } from './menu.schemas.js';
+import type { Category, CreateProductInput, Product, StaffMenu, StaffMenuCategory, UpdateProductInput } from './menu.schemas.js';
 import { CreateProductBody } from './menu.schemas.js';
 
 export const toCategoryDto = (r: CategoryRow): Category => ({
@@ -30,6 +30,9 @@ export const toProductDto = (r: ProductRow): Product => ({
   updated_at: r.updated_at,
   archived_at: r.archived_at,
 });
+
+/** Name of the trailing group for products without a category, or whose category was archived. */
+export const OTHER_CATEGORY_NAME = 'Overig';
 
 /** Change-log payloads carry the full row (state down; last-writer-wins per field on sync). */
 const categoryChange = (row: CategoryRow, kind: string, fields?: Partial<CategoryRow>) => ({ entity: 'category', entityId: row.id, kind, payload: { ...row, ...(fields ? { fields } : {}) } });
@@ -83,6 +86,23 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
 
     async listProducts(tenantId: string, includeArchived = false): Promise<Product[]> {
       return (await menuRepository.listProducts(db, tenantId, includeArchived)).map(toProductDto);
+    },
+
+    /**
+     * The menu as staff see it (GET /menu): live categories in their order, each with its live
+     * products; unavailable products stay listed (available:false) so a tablet can grey them out.
+     * Products without a category, or in an archived one, are still orderable, so they are listed
+     * last under "Overig" (id null) rather than hidden. Costs and stock fields never leave here.
+     */
+    async staffMenu(tenantId: string): Promise<StaffMenu> {
+      const [cats, prods] = await Promise.all([menuRepository.listCategories(db, tenantId, false), menuRepository.listProducts(db, tenantId, false)]);
+      const groups = new Map<string, StaffMenuCategory>(cats.map((c) => [c.id, { id: c.id, name: c.name, products: [] }]));
+      const other: StaffMenuCategory = { id: null, name: OTHER_CATEGORY_NAME, products: [] };
+      for (const p of prods) {
+        const item = { id: p.id, name: p.name, description: p.description, price_cents: p.price_cents, available: p.available === 1 };
+        ((p.category_id ? groups.get(p.category_id) : undefined) ?? other).products.push(item);
+      }
+      return { categories: [...groups.values(), ...(other.products.length ? [other] : [])] };
     },
 
     async getProduct(tenantId: string, id: string): Promise<Product> {
