@@ -73,5 +73,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerModules(app, deps, deps.services);
   await app.register(pagesRoutes, { tenants: deps.services.tenants, role: config.role });
+  await app.register(import('./plugins/ui.js')); // the staff app at /app/ (app/ui, static files)
   return app;
 }

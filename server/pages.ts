@@ -42,7 +42,7 @@ const HOME = page(
   'Restaurant service',
   `<h1>Restaurant service</h1>
 <p>De server draait. Tablets in het restaurant verbinden met dit adres.</p>
-<ul><li><a href="/api/v1/docs">API-documentatie</a></li><li><a href="/api/v1/health">Status</a></li></ul>`,
+<ul><li><a href="/app/">Personeelsapp (bestellingen)</a></li><li><a href="/api/v1/docs">API-documentatie</a></li><li><a href="/api/v1/health">Status</a></li></ul>`,
 );
 
 /** The pages a person opens in a browser on the appliance: first-run setup, or a landing page. */

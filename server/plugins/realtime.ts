@@ -137,7 +137,7 @@ export class TenantFanout {
 }
 
 async function realtimePlugin(app: FastifyInstance, opts: { auth: AuthService; changes: ChangeLog; db: Db }): Promise<void> {
-  const io: RealtimeServer = new Server(app.server, { serveClient: false, cors: { origin: false } });
+  const io: RealtimeServer = new Server(app.server, { serveClient: true, cors: { origin: false } });
   app.decorate('io', io);
   const fanout = new TenantFanout(io, opts.db, opts.changes);
 
