@@ -13,6 +13,8 @@ import errorsPlugin from './plugins/errors.js';
 import authPlugin from './plugins/auth.js';
 import openapiPlugin from './plugins/openapi.js';
 import realtimePlugin from './plugins/realtime.js';
+import consumersPlugin from './plugins/consumers.js';
+import { connectCluster, localNodeName } from './cluster.js';
 import { registerModules, type Services } from './modules/index.js';
 import { pagesRoutes } from './pages.js';
 
@@ -56,9 +58,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  // Several cloud nodes share Redis (docs/adr/0004-cloud-scale-out.md); the appliance never needs it.
+  const cluster = config.redisUrl
+    ? await connectCluster({ url: config.redisUrl, prefix: config.redisPrefix ?? 'restaurant:', changes: deps.changes, log: app.log })
+    : null;
+  // Registered first, so it runs after every plugin's own onClose (socket.io unsubscribes through it).
+  if (cluster) app.addHook('onClose', () => cluster.close());
+
   await app.register(errorsPlugin);
   await app.register(cookie);
   await app.register(rateLimit, {
+    // With Redis the budget is one per client IP across all nodes; a Redis outage lets requests
+    // through (skipOnError) rather than refusing every mutation.
+    ...(cluster ? { redis: cluster.redis, nameSpace: `${cluster.prefix}rate-limit:`, skipOnError: true } : {}),
     global: true,
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
@@ -69,7 +81,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(openapiPlugin);
   await app.register(authPlugin, { auth: deps.services.auth });
-  await app.register(realtimePlugin, { auth: deps.services.auth, changes: deps.changes, db: deps.handle.db });
+  await app.register(realtimePlugin, { auth: deps.services.auth, changes: deps.changes, db: deps.handle.db, adapter: cluster?.adapter });
+  await app.register(consumersPlugin, { db: deps.handle.db, dialect: deps.handle.dialect, clock: deps.clock, changes: deps.changes, node: cluster?.node ?? localNodeName() });
 
   await registerModules(app, deps, deps.services);
   await app.register(pagesRoutes, { tenants: deps.services.tenants, role: config.role });

@@ -23,6 +23,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_MUTATIONS_PER_MINUTE: z.coerce.number().int().min(1).max(100000).default(60),
   TRUST_PROXY: boolish.default(false),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'moet beginnen met redis://').optional(),
+  REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, cijfers en : . - _ (hoogstens 64)').default('restaurant:'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
 });
@@ -40,6 +41,8 @@ export interface Config {
   rateLimitPerMinute: number;
   trustProxy: boolean;
   redisUrl?: string;
+  /** Start of every Redis key and channel of this deployment (REDIS_KEY_PREFIX). */
+  redisPrefix?: string;
   logLevel: string;
   bodyLimit: number;
   /** Where the SQLite file lives when no DATABASE_URL is set; ':memory:' in tests. */
@@ -75,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: e.RATE_LIMIT_MUTATIONS_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_KEY_PREFIX,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT_BYTES,
     sqliteFile: path.join(dataDir, 'restaurant.sqlite'),

@@ -265,6 +265,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         if (tenantId === device.tenant_id) wake!();
       };
       if (q.wait > 0) changes.on('committed', listener);
+      // Another cloud node's commit (server/cluster.ts relays its notice) wakes this poll too.
+      if (q.wait > 0) changes.on('remote', listener);
       try {
         let rows = await readChanges(db, device.tenant_id, q.cursor, q.limit + 1);
         if (rows.length === 0 && q.wait > 0 && !signal?.aborted) {
@@ -289,6 +291,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         throw err;
       } finally {
         changes.off('committed', listener);
+        changes.off('remote', listener);
       }
     },
   };

@@ -32,6 +32,7 @@ export const LOCAL_ONLY: Partial<Record<TableName | 'kysely_migration' | 'kysely
   sync_ops: 'cloud: dedupe table and outcome of every pushed op',
   sync_state: 'appliance: pull cursor, acknowledged push position, worker lease',
   sync_op_results: 'appliance: what the cloud did with ops it did not simply apply',
+  change_consumers: "per-node cursor of each change-log consumer (webhooks, ...): positions in this node's own change log",
   kysely_migration: 'migration bookkeeping',
   kysely_migration_lock: 'migration bookkeeping',
 };

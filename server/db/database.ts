@@ -221,6 +221,17 @@ export interface SyncOpResultsTable {
   created_at: string;
 }
 
+/** A change-log consumer's cursor per tenant (server/db/consumers.ts); local-only. */
+export interface ChangeConsumersTable {
+  consumer: string;
+  tenant_id: string;
+  /** Every change with seq <= last_seq has been handled. */
+  last_seq: number;
+  /** The node that last advanced the cursor (diagnostics only). */
+  node: string | null;
+  updated_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -239,6 +250,7 @@ export interface Database {
   sync_ops: SyncOpsTable;
   sync_state: SyncStateTable;
   sync_op_results: SyncOpResultsTable;
+  change_consumers: ChangeConsumersTable;
 }
 
 export type Json = string;

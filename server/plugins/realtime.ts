@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Server, type Socket } from 'socket.io';
+import { Server, type ServerOptions, type Socket } from 'socket.io';
 import type { ChangeLog, ChangeRecord } from '../db/change-log.js';
 import { readChanges } from '../db/change-log.js';
 import type { Db } from '../db/connection.js';
@@ -74,6 +74,13 @@ declare module 'fastify' {
  * `committed` event is only a wake-up: when the records follow the last emitted seq directly they
  * are emitted as they are; otherwise the gap is read from the log first. All work of one tenant
  * (live emission and reconnect catch-up) runs on one promise chain, so nothing interleaves.
+ *
+ * Several cloud nodes (docs/adr/0004-cloud-scale-out.md): every node tails the log for the tenants
+ * its own sockets are in and emits to its LOCAL sockets only (`io.local`), woken by its own commits
+ * and by other nodes' commit notices ('remote'), so each tablet gets every change once, in seq
+ * order, from the node it is connected to. The socket.io Redis adapter is not used for these
+ * events (a node emitting its own commits through it would race other nodes on order, and a node
+ * dying between commit and emit would lose the event); it carries the other room broadcasts.
  */
 export class TenantFanout {
   private readonly last = new Map<string, number>();
@@ -110,9 +117,37 @@ export class TenantFanout {
         // A commit whose wake-up arrived late (another node or connection): read the gap in order.
         batch = await readChanges(this.db, tenantId, known, lastSeq - known);
       }
-      this.emitAll(batch, this.io.to(room(tenantId)) as never);
+      this.emitAll(batch, this.io.local.to(room(tenantId)) as never);
       this.last.set(tenantId, batch[batch.length - 1]?.seq ?? known);
     });
+  }
+
+  /** Another node committed this tenant's changes up to `seq`: emit what this node has not, from the log. */
+  onRemote(tenantId: string, seq: number): Promise<void> {
+    return this.enqueue(tenantId, async () => {
+      let known = this.last.get(tenantId);
+      // Never attached nor emitted here: the first attach reads its position from the log itself.
+      if (known === undefined || seq <= known) return;
+      if (!this.io.of('/').adapter.rooms.get(room(tenantId))?.size) {
+        // No tablet of this tenant on this node: nothing to send; the next attach reads the log.
+        this.last.delete(tenantId);
+        return;
+      }
+      while (known < seq) {
+        const batch = await readChanges(this.db, tenantId, known, Math.min(seq - known, 500));
+        if (batch.length === 0) break;
+        this.emitAll(batch, this.io.local.to(room(tenantId)) as never);
+        known = batch[batch.length - 1]!.seq;
+        this.last.set(tenantId, known);
+      }
+    });
+  }
+
+  /** Tenants with sockets on this node and where their fan-out stands (for the cluster sweep). */
+  positions(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [tenantId, seq] of this.last) if (this.io.of('/').adapter.rooms.get(room(tenantId))?.size) out.set(tenantId, seq);
+    return out;
   }
 
   /** Replays what a reconnecting socket missed, then lets it join the live room; in the tenant's chain. */
@@ -122,6 +157,9 @@ export class TenantFanout {
       // Before the first live emission of this tenant the log itself says where we are. A change
       // replayed here may then also arrive live once: clients ignore a seq they have already seen.
       const current = this.last.get(tenantId) ?? (await this.changes.lastSeq(tenantId));
+      // From here on this node's fan-out position for the tenant is defined (other nodes' commits
+      // after it are read from the log on their notice, see onRemote).
+      this.last.set(tenantId, current);
       if (lastSeen !== undefined && lastSeen < current) {
         if (current - lastSeen > CATCH_UP_LIMIT) {
           socket.emit('resync', { seq: current });
@@ -136,8 +174,11 @@ export class TenantFanout {
   }
 }
 
-async function realtimePlugin(app: FastifyInstance, opts: { auth: AuthService; changes: ChangeLog; db: Db }): Promise<void> {
-  const io: RealtimeServer = new Server(app.server, { serveClient: true, cors: { origin: false } });
+async function realtimePlugin(
+  app: FastifyInstance,
+  opts: { auth: AuthService; changes: ChangeLog; db: Db; adapter?: ServerOptions['adapter']; sweepMs?: number },
+): Promise<void> {
+  const io: RealtimeServer = new Server(app.server, { serveClient: true, cors: { origin: false }, ...(opts.adapter ? { adapter: opts.adapter } : {}) });
   app.decorate('io', io);
   const fanout = new TenantFanout(io, opts.db, opts.changes);
 
@@ -167,8 +208,28 @@ async function realtimePlugin(app: FastifyInstance, opts: { auth: AuthService; c
 
   const listener = (tenantId: string, records: ChangeRecord[]) => void fanout.onCommitted(tenantId, records);
   opts.changes.on('committed', listener);
+  const remote = (tenantId: string, seq: number) => void fanout.onRemote(tenantId, seq);
+  opts.changes.on('remote', remote);
+  // In a cluster a commit notice can be lost (Redis blip, a node dying after its commit): every few
+  // seconds compare the tenants with sockets here against the log, so a quiet tenant still gets it.
+  const sweep = opts.adapter
+    ? setInterval(() => {
+        const positions = fanout.positions();
+        if (positions.size === 0) return;
+        void opts.db
+          .selectFrom('change_seq')
+          .select(['tenant_id', 'last_seq'])
+          .where('tenant_id', 'in', [...positions.keys()])
+          .execute()
+          .then((rows) => rows.forEach((r) => Number(r.last_seq) > positions.get(r.tenant_id)! && void fanout.onRemote(r.tenant_id, Number(r.last_seq))))
+          .catch(() => {});
+      }, opts.sweepMs ?? 5000)
+    : undefined;
+  sweep?.unref();
   app.addHook('onClose', async () => {
+    clearInterval(sweep);
     opts.changes.off('committed', listener);
+    opts.changes.off('remote', remote);
     await io.close();
   });
 }

@@ -1,0 +1,237 @@
+import type { Clock } from '../shared/clock.js';
+import { readChanges, type ChangeRecord } from './change-log.js';
+import type { Db, Dialect, Tx } from './connection.js';
+
+/**
+ * Change-log consumers (ARCHITECTURE §3, docs/adr/0004-cloud-scale-out.md): named readers of the
+ * change log ('webhooks', later 'loyalty', ...) that handle every change of every tenant once, also
+ * when several cloud nodes share one PostgreSQL.
+ *
+ * Each (consumer, tenant) has a cursor row in `change_consumers`. A node handles the tenant's next
+ * batch inside ONE transaction:
+ *   1. claim: lock the cursor row (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has one writer).
+ *      A row locked by another node means that node is handling this tenant right now: skip it.
+ *   2. read the changes after the cursor (`seq > last_seq`, which never skips: see change-log.ts),
+ *   3. call the handler with the batch and the transaction,
+ *   4. advance the cursor, commit.
+ *
+ * Delivery guarantee: EXACTLY ONCE for what the handler writes through `ctx.trx` (its effect and
+ * the cursor commit together, or neither does: a node that crashes or throws mid-batch rolls both
+ * back and the batch is handled again, by whichever node claims it next). Anything the handler does
+ * outside the transaction (an HTTP call, a socket emit) is AT LEAST ONCE and must be idempotent,
+ * keyed by `op_id`. So a handler should record work in the database (e.g. the webhook sender
+ * inserts one delivery row per event and subscribed webhook, unique on both) and let a job do the
+ * outside-world part from there.
+ *
+ * Driven by wake-ups (the change log's 'committed' event on this node, 'remote' from other nodes)
+ * plus a periodic `sweep()` that finds tenants whose cursor is behind, so a lost wake-up (a node
+ * that died between commit and publish) only delays a change. A handler that keeps failing blocks
+ * its tenant's consumer (retried with backoff, reported through onError): handlers record their
+ * permanent failures as data instead of throwing.
+ */
+export interface ChangeConsumer {
+  /** Stable name; the cursor is stored under it. */
+  name: string;
+  /** Changes per transaction (default 100). */
+  batchSize?: number;
+  /** One tenant's changes in seq order, inside the transaction that advances the cursor past them. */
+  handle(batch: ChangeRecord[], ctx: { trx: Tx; tenantId: string; node: string }): Promise<void>;
+}
+
+export interface ConsumerOptions {
+  db: Db;
+  dialect: Dialect;
+  clock: Clock;
+  /** This node's name (diagnostics in change_consumers.node). */
+  node: string;
+  onError?: (err: unknown, consumer: string, tenantId: string) => void;
+  /** First retry after finding the row locked by another node (doubles, up to 2 s). */
+  lockedRetryMs?: number;
+  /** First retry after a handler error (doubles, up to 30 s). */
+  errorRetryMs?: number;
+}
+
+type Outcome = 'more' | 'done' | 'locked';
+
+interface RunState {
+  running: Promise<void> | null;
+  dirty: boolean;
+  attempt: number;
+  timer: NodeJS.Timeout | null;
+  /** Why the timer is set: a 'locked' re-look gives way to a fresh wake-up, an error backoff does not. */
+  waiting: 'locked' | 'error' | null;
+}
+
+export class ChangeConsumers {
+  private readonly consumers = new Map<string, ChangeConsumer>();
+  private readonly state = new Map<string, RunState>();
+  private closed = false;
+  private readonly lockedRetryMs: number;
+  private readonly errorRetryMs: number;
+
+  constructor(private readonly opts: ConsumerOptions) {
+    this.lockedRetryMs = opts.lockedRetryMs ?? 50;
+    this.errorRetryMs = opts.errorRetryMs ?? 1000;
+  }
+
+  get node(): string {
+    return this.opts.node;
+  }
+
+  /** Adds a consumer and catches it up on every tenant (from seq 0 for a new name). */
+  register(consumer: ChangeConsumer): void {
+    if (this.consumers.has(consumer.name)) throw new Error(`change consumer '${consumer.name}' is already registered`);
+    this.consumers.set(consumer.name, consumer);
+    void this.sweep([consumer.name]);
+  }
+
+  names(): string[] {
+    return [...this.consumers.keys()];
+  }
+
+  /** Something committed for this tenant (here or on another node): run every consumer for it. */
+  kick(tenantId: string): void {
+    for (const c of this.consumers.values()) this.kickOne(c, tenantId);
+  }
+
+  /** Kicks every (consumer, tenant) whose cursor is behind the tenant's last seq. */
+  async sweep(names: string[] = this.names()): Promise<void> {
+    for (const name of names) {
+      const consumer = this.consumers.get(name);
+      if (!consumer || this.closed) continue;
+      try {
+        const behind = await this.opts.db
+          .selectFrom('change_seq as cs')
+          .leftJoin('change_consumers as cc', (j) => j.onRef('cc.tenant_id', '=', 'cs.tenant_id').on('cc.consumer', '=', name))
+          .select('cs.tenant_id')
+          .where((eb) => eb('cs.last_seq', '>', eb.fn.coalesce('cc.last_seq', eb.lit(0))))
+          .execute();
+        for (const row of behind) this.kickOne(consumer, row.tenant_id);
+      } catch (err) {
+        this.opts.onError?.(err, name, '*');
+      }
+    }
+  }
+
+  /** Where a consumer stands for a tenant (0 when it never ran). */
+  async position(name: string, tenantId: string): Promise<number> {
+    const row = await this.opts.db.selectFrom('change_consumers').select('last_seq').where('consumer', '=', name).where('tenant_id', '=', tenantId).executeTakeFirst();
+    return Number(row?.last_seq ?? 0);
+  }
+
+  /** Resolves when nothing is running or scheduled on this node (tests, graceful shutdown). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const running = [...this.state.values()].map((s) => s.running).filter((p): p is Promise<void> => p !== null);
+      if (running.length === 0) return;
+      await Promise.allSettled(running);
+    }
+  }
+
+  /** Stops new work and waits for the batches in flight (their transactions commit or roll back). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const s of this.state.values()) {
+      if (s.timer) clearTimeout(s.timer);
+      s.timer = null;
+      s.waiting = null;
+    }
+    await this.idle();
+  }
+
+  private kickOne(c: ChangeConsumer, tenantId: string): void {
+    if (this.closed) return;
+    const key = `${c.name}\u0000${tenantId}`;
+    let s = this.state.get(key);
+    if (!s) {
+      s = { running: null, dirty: false, attempt: 0, timer: null, waiting: null };
+      this.state.set(key, s);
+    }
+    s.dirty = true;
+    if (s.timer && s.waiting === 'locked') {
+      // New work: look now rather than at the end of the re-look backoff.
+      clearTimeout(s.timer);
+      s.timer = null;
+      s.attempt = 0;
+    }
+    if (s.running || s.timer) return; // the running loop (or the error backoff) will see `dirty`
+    const st = s;
+    st.running = this.drive(c, tenantId, st).finally(() => {
+      st.running = null;
+      if (!st.timer && !st.dirty) this.state.delete(key);
+      else if (st.dirty && !st.timer) this.kickOne(c, tenantId);
+    });
+  }
+
+  private async drive(c: ChangeConsumer, tenantId: string, s: RunState): Promise<void> {
+    while (s.dirty && !this.closed) {
+      s.dirty = false;
+      let outcome: Outcome | 'error';
+      try {
+        outcome = await this.runBatch(c, tenantId);
+      } catch (err) {
+        this.opts.onError?.(err, c.name, tenantId);
+        outcome = 'error';
+      }
+      if (outcome === 'more') {
+        s.attempt = 0;
+        s.dirty = true;
+        continue;
+      }
+      if (outcome === 'done') {
+        s.attempt = 0;
+        continue;
+      }
+      // 'locked': another node holds the tenant. It may have read its batch just before our commit
+      // landed and finish without it, so look again shortly. 'error': back off, then retry.
+      s.attempt += 1;
+      const [base, cap] = outcome === 'locked' ? [this.lockedRetryMs, 2000] : [this.errorRetryMs, 30_000];
+      const delay = Math.min(cap, base * 2 ** Math.min(s.attempt - 1, 10));
+      s.dirty = false;
+      s.waiting = outcome;
+      s.timer = setTimeout(() => {
+        s.timer = null;
+        s.waiting = null;
+        this.kickOne(c, tenantId);
+      }, delay);
+      s.timer.unref?.();
+      return;
+    }
+  }
+
+  /** One claimed batch in one transaction (see the top of this file). */
+  private async runBatch(c: ChangeConsumer, tenantId: string): Promise<Outcome> {
+    const size = c.batchSize ?? 100;
+    return this.opts.db.transaction().execute(async (trx) => {
+      const cursor = await this.claim(trx, c.name, tenantId);
+      if (cursor === null) return 'locked';
+      const batch = await readChanges(trx, tenantId, cursor, size);
+      if (batch.length === 0) return 'done';
+      await c.handle(batch, { trx, tenantId, node: this.opts.node });
+      await trx
+        .updateTable('change_consumers')
+        .set({ last_seq: batch[batch.length - 1]!.seq, node: this.opts.node, updated_at: this.opts.clock.now().toISOString() })
+        .where('consumer', '=', c.name)
+        .where('tenant_id', '=', tenantId)
+        .execute();
+      // Look again after commit: more may have committed while this batch ran.
+      return 'more';
+    });
+  }
+
+  /** Locks the cursor row and returns its position; null when another node holds it. */
+  private async claim(trx: Tx, name: string, tenantId: string): Promise<number | null> {
+    const base = trx.selectFrom('change_consumers').select('last_seq').where('consumer', '=', name).where('tenant_id', '=', tenantId);
+    const row = await (this.opts.dialect === 'postgres' ? base.forUpdate().skipLocked() : base).executeTakeFirst();
+    if (row) return Number(row.last_seq);
+    // No row (first run for this tenant), or a row another transaction holds: create it. Our new
+    // row is locked by this transaction until it ends; a conflict means someone else has it.
+    const inserted = await trx
+      .insertInto('change_consumers')
+      .values({ consumer: name, tenant_id: tenantId, last_seq: 0, node: this.opts.node, updated_at: this.opts.clock.now().toISOString() })
+      .onConflict((oc) => oc.columns(['consumer', 'tenant_id']).doNothing())
+      .returning('last_seq')
+      .executeTakeFirst();
+    return inserted ? Number(inserted.last_seq) : null;
+  }
+}
