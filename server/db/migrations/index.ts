@@ -3,6 +3,7 @@ import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_menu_orders.js';
 import * as m0003 from './0003_sync.js';
 import * as m0004 from './0004_consumers.js';
+import * as m0005 from './0005_orders_live_index.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -14,6 +15,7 @@ export const migrations: Record<string, Migration> = {
   '0002_menu_orders': m0002,
   '0003_sync': m0003,
   '0004_consumers': m0004,
+  '0005_orders_live_index': m0005,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;
