@@ -1,24 +1,40 @@
 /**
- * npm run bench: the orders benchmark (autocannon, three servers) and then the fan-out benchmark,
- * one after the other (never concurrently: they would share the two cores). Not part of npm test.
+ * npm run bench: the orders benchmark (autocannon, three servers), the fan-out benchmark, the sync
+ * catch-up (8-hour outage; the 7-day one with BENCH_SYNC_SCENARIOS=8h,7d) and the sync delay, one
+ * after the other (never concurrently: they would share the two cores). Not part of npm test.
  * Every server is a child process on 127.0.0.1 that stops with the run.
+ * BENCH_ONLY=orders,fanout,sync-catchup,sync-delay picks some of them.
  */
 import { runFanoutBench, fanoutReport } from './fanout.bench.js';
 import { runOrdersBench, report } from './orders.bench.js';
+import { catchupReport, runSyncCatchupBench } from './sync-catchup.bench.js';
+import { delayReport, runSyncDelayBench } from './sync-delay.bench.js';
 import { machine } from './lib/format.js';
 
 const started = Date.now();
 // Whatever happens, this process does not outlive its time box (children exit with it: IPC disconnect).
 setTimeout(() => {
-  console.error('bench: time box of 15 minutes exceeded, stopping');
+  console.error('bench: time box of 30 minutes exceeded, stopping');
   process.exit(3);
-}, 15 * 60_000).unref();
+}, 30 * 60_000).unref();
 
-const orders = await runOrdersBench();
-console.log('');
-const fanout = await runFanoutBench();
+const only = new Set((process.env.BENCH_ONLY ?? 'orders,fanout,sync-catchup,sync-delay').split(',').map((s) => s.trim()));
+process.env.BENCH_SYNC_SCENARIOS ??= '8h';
+const out: string[] = [];
+if (only.has('orders')) {
+  out.push(report(await runOrdersBench()));
+  console.log('');
+}
+if (only.has('fanout')) {
+  out.push(fanoutReport(await runFanoutBench()));
+  console.log('');
+}
+if (only.has('sync-catchup')) {
+  out.push(catchupReport(await runSyncCatchupBench()));
+  console.log('');
+}
+if (only.has('sync-delay')) out.push(delayReport(await runSyncDelayBench()));
 console.log(`\n=== summary (${Math.round((Date.now() - started) / 1000)} s) ===`);
 console.log(`machine: ${machine()}\n`);
-console.log(report(orders));
-console.log('');
-console.log(fanoutReport(fanout));
+console.log(out.join('\n\n'));
+process.exit(0);

@@ -17,13 +17,28 @@ export async function upsertById(trx: Tx, table: TableName, row: { id: string } 
   }
 }
 
-/** Ledger rows: insert if no row with this id exists; never update (a union keyed by id). */
+/**
+ * Ledger rows: insert if no row with this id exists; never update (a union keyed by id). One
+ * statement (`on conflict (id) do nothing`, PostgreSQL and SQLite alike); a conflict on another
+ * unique key still throws, as a plain insert would.
+ */
 export async function insertIfAbsent(trx: Tx, table: TableName, row: { id: string } & Record<string, unknown>): Promise<boolean> {
+  return (await insertManyIfAbsent(trx, table, [row])) === 1;
+}
+
+/** `insertIfAbsent` for many rows of one table (same columns), in statements of up to 50 rows; returns how many were inserted. */
+export async function insertManyIfAbsent(trx: Tx, table: TableName, rows: ReadonlyArray<{ id: string } & Record<string, unknown>>): Promise<number> {
   const t = table as 'users';
-  const existing = await trx.selectFrom(t).select('id').where('id', '=', row.id).executeTakeFirst();
-  if (existing) return false;
-  await trx.insertInto(t).values(row as never).execute();
-  return true;
+  let inserted = 0;
+  for (let i = 0; i < rows.length; i += 50) {
+    const res = await trx
+      .insertInto(t)
+      .values(rows.slice(i, i + 50) as never)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .executeTakeFirst();
+    inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
+  }
+  return inserted;
 }
 
 /** Keeps only the keys that are columns of the table, so unknown fields from a newer peer do not break the insert. */

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { ChangeLog } from '../server/db/change-log.js';
+import type { ChangeInput, ChangeLog, Writer } from '../server/db/change-log.js';
 import { readChanges } from '../server/db/change-log.js';
 import type { Db } from '../server/db/connection.js';
-import type { SyncDevicesTable } from '../server/db/database.js';
+import type { SyncDevicesTable, SyncOpsTable } from '../server/db/database.js';
 import { isUniqueViolation } from '../server/db/errors.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import type { Clock } from '../server/shared/clock.js';
@@ -23,7 +23,8 @@ import {
   type WireOp,
 } from './protocol.js';
 import { registry as defaultRegistry, type SyncRegistry } from './registry.js';
-import { RejectOp, type SyncChange } from './types.js';
+import { insertManyIfAbsent } from './apply-helpers.js';
+import { RejectOp, type ApplyContext, type SyncChange, type TableName } from './types.js';
 
 export type DeviceRow = SyncDevicesTable;
 
@@ -52,6 +53,16 @@ const toDeviceDto = (d: DeviceRow): DeviceDto => ({
 /** Thrown when the database is (temporarily) unavailable: the route answers 503 and nothing was acknowledged. */
 export const unavailable = () => new AppError('INTERNAL', 'De cloud is tijdelijk niet beschikbaar; de synchronisatie probeert het zo opnieuw.', { status: 503, headers: { 'retry-after': '5' } });
 
+/** Ops per push transaction: one commit (and fsync) per chunk instead of per op, while the tenant's write lock is never held for long. */
+export const PUSH_TX_OPS = 100;
+
+/** An op of an optimistic chunk failed: roll the chunk back and apply it again with a savepoint per op. */
+class RetrySafely extends Error {
+  constructor(readonly original: unknown) {
+    super('sync push: an op failed in an optimistic chunk');
+  }
+}
+
 const badKey = () => unauthorized('Ongeldige of ingetrokken synchronisatiesleutel (SYNC_KEY).');
 
 const permanentReason = (err: unknown): string => {
@@ -77,16 +88,26 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
 
   const versions = () => ({ protocol_version: PROTOCOL_VERSION, schema_version: window.schema.max });
 
-  async function storedResult(opId: string): Promise<OpResult | undefined> {
-    const row = await db.selectFrom('sync_ops').select(['result']).where('op_id', '=', opId).executeTakeFirst();
-    if (!row) return undefined;
-    return { ...(JSON.parse(row.result) as OpResult), duplicate: true };
-  }
-
   const advance = (seq: number) =>
     sql<number>`case when last_device_seq < ${seq} then ${seq} else last_device_seq end`;
 
-  async function applyOne(device: DeviceRow, op: WireOp): Promise<OpResult> {
+  const toRow = (device: DeviceRow, r: OpResult, now: string): SyncOpsTable => ({
+    op_id: r.op_id,
+    tenant_id: device.tenant_id,
+    device_id: device.id,
+    device_seq: r.device_seq,
+    server_seq: r.server_seq,
+    status: r.status,
+    result: JSON.stringify({ ...r, duplicate: undefined }),
+    created_at: now,
+  });
+
+  /**
+   * One op inside the chunk's transaction: the descriptor's `apply` in merge mode. Returns what the
+   * cloud change log gets for it (original op id, origin and created_at, the merged state as
+   * payload) without writing it: the caller records it, per op or for the whole chunk at once.
+   */
+  async function mergeOne(w: Writer, device: DeviceRow, op: WireOp, deferLedger?: ApplyContext['deferLedger']): Promise<{ input: ChangeInput; conflict: string | null }> {
     const change: SyncChange = {
       op_id: op.op_id,
       tenant_id: device.tenant_id,
@@ -97,17 +118,12 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       payload: op.payload,
       created_at: op.created_at,
     };
-    return changes.write(device.tenant_id, async (w) => {
-      // First: claim the op id. A concurrent push of the same op blocks here and then fails unique.
-      await w.trx
-        .insertInto('sync_ops')
-        .values({ op_id: op.op_id, tenant_id: device.tenant_id, device_id: device.id, device_seq: op.device_seq, server_seq: null, status: 'applied', result: '{}', created_at: w.now })
-        .execute();
-      const descriptor = reg.descriptor(op.entity);
-      if (!descriptor) throw new RejectOp(`Onbekend soort gegevens '${op.entity}'; deze wordt door de cloud (nog) niet gesynchroniseerd.`);
-      if (descriptor.merge === 'cloud-only') throw new RejectOp(`'${op.entity}' wordt alleen in de cloud gewijzigd.`);
-      const outcome = (await descriptor.apply(w.trx, change, { side: 'cloud', mode: 'merge', tenantId: device.tenant_id, now: w.now })) ?? {};
-      const rec = await w.record({
+    const descriptor = reg.descriptor(op.entity);
+    if (!descriptor) throw new RejectOp(`Onbekend soort gegevens '${op.entity}'; deze wordt door de cloud (nog) niet gesynchroniseerd.`);
+    if (descriptor.merge === 'cloud-only') throw new RejectOp(`'${op.entity}' wordt alleen in de cloud gewijzigd.`);
+    const outcome = (await descriptor.apply(w.trx, change, { side: 'cloud', mode: 'merge', tenantId: device.tenant_id, now: w.now, ...(deferLedger ? { deferLedger } : {}) })) ?? {};
+    return {
+      input: {
         entity: op.entity,
         entityId: op.entity_id,
         kind: op.kind,
@@ -115,36 +131,102 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         opId: op.op_id,
         origin: device.id,
         createdAt: op.created_at,
-      });
-      const result: OpResult = {
-        op_id: op.op_id,
-        device_seq: op.device_seq,
-        status: outcome.conflict ? 'conflict' : 'applied',
-        server_seq: rec.seq,
-        reason: outcome.conflict ?? null,
-        duplicate: false,
-      };
-      await w.trx
-        .updateTable('sync_ops')
-        .set({ status: result.status, server_seq: rec.seq, result: JSON.stringify({ ...result, duplicate: undefined }) })
-        .where('op_id', '=', op.op_id)
-        .execute();
-      await w.trx.updateTable('sync_devices').set({ last_device_seq: advance(op.device_seq) }).where('id', '=', device.id).execute();
-      return result;
-    });
+      },
+      conflict: outcome.conflict ?? null,
+    };
   }
 
-  async function rejectOne(device: DeviceRow, op: WireOp, reason: string): Promise<OpResult> {
-    const result: OpResult = { op_id: op.op_id, device_seq: op.device_seq, status: 'rejected', server_seq: null, reason, duplicate: false };
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('sync_ops')
-        .values({ op_id: op.op_id, tenant_id: device.tenant_id, device_id: device.id, device_seq: op.device_seq, server_seq: null, status: 'rejected', result: JSON.stringify({ ...result, duplicate: undefined }), created_at: clock.now().toISOString() })
-        .onConflict((oc) => oc.column('op_id').doNothing())
-        .execute();
-      await trx.updateTable('sync_devices').set({ last_device_seq: advance(op.device_seq) }).where('id', '=', device.id).execute();
+  const resultOf = (op: WireOp, conflict: string | null, serverSeq: number | null): OpResult => ({
+    op_id: op.op_id,
+    device_seq: op.device_seq,
+    status: conflict ? 'conflict' : 'applied',
+    server_seq: serverSeq,
+    reason: conflict,
+    duplicate: false,
+  });
+
+  /**
+   * Up to PUSH_TX_OPS ops in one transaction through `changes.write` (the tenant's write lock, held
+   * to the commit). Under the lock the dedupe read is authoritative: a concurrent push of the same
+   * ops waits for the lock and then finds them in `sync_ops`.
+   *
+   * Optimistic first (`safe = false`): no savepoints (no subtransactions), and the chunk's change
+   * log rows are written together at the end (`recordMany`: consecutive seqs in op order, as if
+   * recorded one by one), after the ledger rows the descriptors deferred (`deferLedger`). The first failure rolls the whole chunk back (nothing committed, nothing
+   * announced) and the caller runs it again with `safe = true`: each op under its own SAVEPOINT
+   * and recorded on its own, so a permanent error undoes only that op, which is stored as
+   * rejected. A transient error rolls the chunk back and is rethrown in either mode.
+   */
+  async function applyChunk(device: DeviceRow, ops: WireOp[], safe: boolean): Promise<OpResult[]> {
+    return changes.write(device.tenant_id, async (w) => {
+      const prior = new Map<string, OpResult>();
+      const rows = await w.trx.selectFrom('sync_ops').select(['op_id', 'result']).where('op_id', 'in', [...new Set(ops.map((o) => o.op_id))]).execute();
+      for (const r of rows) prior.set(r.op_id, { ...(JSON.parse(r.result) as OpResult), duplicate: true });
+      const results: OpResult[] = [];
+      const firstAt = new Map<string, number>(); // op id → its index in results (the same op twice in one batch)
+      const repeats: Array<{ at: number; of: number }> = [];
+      const deferred: Array<{ at: number; input: ChangeInput }> = [];
+      const ledger = new Map<TableName, Map<string, { id: string } & Record<string, unknown>>>();
+      const deferLedger = safe
+        ? undefined
+        : (table: TableName, row: { id: string } & Record<string, unknown>) => {
+            const rows = ledger.get(table) ?? new Map<string, { id: string } & Record<string, unknown>>();
+            if (!rows.has(row.id)) rows.set(row.id, row);
+            ledger.set(table, rows);
+          };
+      let maxSeq = 0;
+      for (const op of ops) {
+        const stored = prior.get(op.op_id);
+        if (stored) {
+          results.push(stored);
+          continue;
+        }
+        const first = firstAt.get(op.op_id);
+        if (first !== undefined) {
+          repeats.push({ at: results.length, of: first });
+          results.push(results[first]!);
+          continue;
+        }
+        firstAt.set(op.op_id, results.length);
+        let result: OpResult;
+        if (safe) await sql`savepoint sync_op`.execute(w.trx);
+        try {
+          const merged = await mergeOne(w, device, op, deferLedger);
+          if (safe) {
+            result = resultOf(op, merged.conflict, (await w.record(merged.input)).seq);
+            await sql`release savepoint sync_op`.execute(w.trx);
+          } else {
+            deferred.push({ at: results.length, input: merged.input });
+            result = resultOf(op, merged.conflict, null); // server_seq once recorded, below
+          }
+        } catch (err) {
+          if (isTransientDbError(err)) throw err;
+          if (!safe) throw new RetrySafely(err);
+          await sql`rollback to savepoint sync_op`.execute(w.trx);
+          await sql`release savepoint sync_op`.execute(w.trx);
+          deps.onError?.(err, op);
+          result = { op_id: op.op_id, device_seq: op.device_seq, status: 'rejected', server_seq: null, reason: permanentReason(err), duplicate: false };
+        }
+        results.push(result);
+        maxSeq = Math.max(maxSeq, op.device_seq);
+      }
+      if (deferred.length > 0) {
+        let recs;
+        try {
+          for (const [table, rows] of ledger) await insertManyIfAbsent(w.trx, table, [...rows.values()]);
+          recs = await w.recordMany(deferred.map((d) => d.input));
+        } catch (err) {
+          if (isTransientDbError(err)) throw err;
+          throw new RetrySafely(err);
+        }
+        deferred.forEach((d, i) => (results[d.at] = { ...results[d.at]!, server_seq: recs[i]!.seq }));
+      }
+      for (const r of repeats) results[r.at] = { ...results[r.of]!, duplicate: true };
+      const fresh = [...firstAt.values()].map((at) => toRow(device, results[at]!, w.now));
+      for (let i = 0; i < fresh.length; i += 50) await w.trx.insertInto('sync_ops').values(fresh.slice(i, i + 50)).execute();
+      if (maxSeq > 0) await w.trx.updateTable('sync_devices').set({ last_device_seq: advance(maxSeq) }).where('id', '=', device.id).execute();
+      return results;
     });
-    return (await storedResult(op.op_id)) ?? result;
   }
 
   return {
@@ -205,43 +287,30 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     },
 
     /**
-     * Applies ops in device_seq order, each in its own transaction with its dedupe row. Duplicates
+     * Applies ops in device_seq order, in transactions of up to PUSH_TX_OPS ops (applyChunk:
+     * optimistic, or with a savepoint per op once one of the chunk's ops failed). Duplicates
      * answer their stored result; permanent errors are recorded as rejected and still advance; a
-     * transient error stops the batch (503 when nothing was processed, else a partial answer).
+     * transient error rolls back its chunk and stops the batch (503 when nothing was committed,
+     * else a partial answer for the chunks before it).
      */
     async push(device: DeviceRow, body: PushBody): Promise<PushResponse> {
       checkVersions(body.protocol_version, body.schema_version);
       const ops = [...body.ops].sort((a, b) => a.device_seq - b.device_seq);
       const results: OpResult[] = [];
       let complete = true;
-      for (const op of ops) {
+      for (let i = 0; i < ops.length; i += PUSH_TX_OPS) {
+        const chunk = ops.slice(i, i + PUSH_TX_OPS);
         try {
-          const stored = await storedResult(op.op_id);
-          if (stored) {
-            results.push(stored);
-            continue;
-          }
-          results.push(await applyOne(device, op));
+          results.push(...(await applyChunk(device, chunk, false).catch((err: unknown) => {
+            if (err instanceof RetrySafely) return applyChunk(device, chunk, true);
+            throw err;
+          })));
         } catch (err) {
           if (isTransientDbError(err)) {
             complete = false;
             break;
           }
-          try {
-            const stored = await storedResult(op.op_id); // lost a race with a concurrent push of the same op
-            if (stored) {
-              results.push(stored);
-              continue;
-            }
-            deps.onError?.(err, op);
-            results.push(await rejectOne(device, op, permanentReason(err)));
-          } catch (inner) {
-            if (isTransientDbError(inner)) {
-              complete = false;
-              break;
-            }
-            throw inner;
-          }
+          throw err;
         }
       }
       if (!complete && results.length === 0) throw unavailable();

@@ -33,6 +33,13 @@ export interface ApplyContext {
   tenantId: string;
   /** The applying transaction's timestamp. */
   now: string;
+  /**
+   * Set only where a batch of ops is applied in one transaction (the cloud's push): queue ledger
+   * rows (insert-if-absent by id) to be written together before that transaction commits. Only for
+   * rows that no `apply` reads back (e.g. order status history). Absent: insert them at once
+   * (`insertIfAbsent`).
+   */
+  deferLedger?: (table: TableName, row: { id: string } & Record<string, unknown>) => void;
 }
 
 export interface ApplyOutcome {

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { PUSH_TX_OPS } from '../../sync/cloud.js';
+import { PROTOCOL_VERSION } from '../../sync/protocol.js';
+import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { orderBody, seedMenu } from '../helpers/factories.js';
 import { replicatedState, twoNodes } from './harness.js';
 
@@ -101,5 +104,55 @@ describe('sync: menu and orders', () => {
     expect((await appliance.services.orders.live(tenant.id)).map((o) => o.id)).toContain(order.id);
     const log = await appliance.changes.readSince(tenant.id, 0, 10_000);
     expect(log.filter((c) => c.entity_id === order.id).map((c) => c.kind)).toEqual(['order.created']);
+  });
+
+  it('a push larger than one transaction chunk, with an op that fails after writing, applies every other op once and undoes only that one', async () => {
+    const { cloud, tenant, device, appliance, transport, menu, actor } = await joined();
+    transport.offline = true;
+    const n = PUSH_TX_OPS + 20;
+    for (let i = 0; i < n; i++) {
+      const { order } = await appliance.services.orders.create(actor(), orderBody(menu));
+      if (i % 2 === 0) await appliance.services.orders.setStatus(actor(), order.id, 'accepted');
+    }
+    const ops = (await appliance.handle.db.selectFrom('change_log').selectAll().where('origin', '=', device.id).orderBy('seq').execute()).map((r) => ({
+      op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: JSON.parse(r.payload) as Record<string, unknown>, created_at: r.created_at,
+    }));
+    // A bad order in the middle of the first chunk: the orders row inserts, then an item without a
+    // name violates NOT NULL (on PostgreSQL that aborts the transaction), so the op must be undone alone.
+    const template = ops[0]!;
+    const badId = '01900000-0000-7000-8000-0000000000bd';
+    const order = template.payload.order as { id: string; number: string; items: Array<Record<string, unknown>> };
+    const bad = {
+      ...template,
+      op_id: '01900000-0000-7000-8000-0000000000b0',
+      device_seq: ops[40]!.device_seq,
+      entity_id: badId,
+      payload: { ...template.payload, order: { ...order, id: badId, number: 'K-999', items: order.items.map((i) => ({ ...i, id: `${String(i.id).slice(0, -4)}beef`, name: null })) } },
+    };
+    const body = [...ops.slice(0, 40), bad, ...ops.slice(40).map((o) => ({ ...o, device_seq: o.device_seq + 1 }))];
+    const push = () => cloud.req({ method: 'POST', url: '/api/v1/sync/push', headers: { authorization: `Bearer ${transport.key}` }, payload: { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION, ops: body } });
+    const res = await push();
+    expect(res.statusCode).toBe(200);
+    const results = res.json().results as Array<{ op_id: string; status: string; server_seq: number | null; duplicate: boolean }>;
+    expect(results.map((r) => r.op_id)).toEqual(body.map((o) => o.op_id));
+    expect(results.filter((r) => r.status !== 'applied').map((r) => [r.op_id, r.status])).toEqual([[bad.op_id, 'rejected']]);
+    expect(res.json().complete).toBe(true);
+    // Every applied op has its own server_seq, in device_seq order; nothing of the bad order remains.
+    const seqs = results.filter((r) => r.status === 'applied').map((r) => r.server_seq!);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(await cloud.handle.db.selectFrom('orders').select('id').where('id', '=', badId).execute()).toEqual([]);
+    expect((await cloud.services.orders.list(tenant.id, {}, 500, 0)).total).toBe(n);
+    const logged = await cloud.handle.db.selectFrom('change_log').select(['op_id', 'seq']).where('origin', '=', device.id).orderBy('seq').execute();
+    expect(logged.map((l) => l.op_id)).toEqual(ops.map((o) => o.op_id));
+    // Sent again: all duplicates with the same answers, nothing applied twice.
+    const again = await push();
+    expect((again.json().results as typeof results).every((r) => r.duplicate)).toBe(true);
+    expect((again.json().results as typeof results).map((r) => r.server_seq)).toEqual(results.map((r) => r.server_seq));
+    // The appliance's own sync then converges (its ops are deduplicated by op id).
+    transport.offline = false;
+    await quiesce(appliance);
+    expect(await appliance.engine.pendingCount()).toBe(0);
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });
 });

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/connection.js';
 import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
-import { insertIfAbsent } from '../../../sync/apply-helpers.js';
+import { insertIfAbsent, insertManyIfAbsent } from '../../../sync/apply-helpers.js';
 import { RejectOp, type ApplyContext, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { toOrderDto } from './orders.service.js';
 import { isFinal, STATUS_RANK, transition } from './orders.rules.js';
@@ -25,17 +25,59 @@ interface StatusPayload {
 const isStatus = (s: unknown): s is OrderStatus => typeof s === 'string' && s in STATUS_RANK;
 
 async function snapshot(trx: Tx, orderId: string): Promise<Order> {
-  const row = await trx.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
-  const items = await trx.selectFrom('order_items').selectAll().where('order_id', '=', orderId).orderBy('position').execute();
-  return toOrderDto(row, items);
+  const found = await loadOrder(trx, orderId);
+  if (!found) throw new Error(`order ${orderId} not found`);
+  return toOrderDto(found.row, found.items);
 }
 
-async function addHistory(trx: Tx, change: SyncChange, h: OrderStatusHistoryTable | undefined): Promise<void> {
+/** The order row and its items (by position) in one statement (a left join), or undefined. */
+async function loadOrder(trx: Tx, orderId: string): Promise<{ row: OrdersTable; items: OrderItemsTable[] } | undefined> {
+  const rows = await trx
+    .selectFrom('orders')
+    .leftJoin('order_items', 'order_items.order_id', 'orders.id')
+    .selectAll('orders')
+    .select([
+      'order_items.id as i_id',
+      'order_items.position as i_position',
+      'order_items.product_id as i_product_id',
+      'order_items.name as i_name',
+      'order_items.quantity as i_quantity',
+      'order_items.unit_price_cents as i_unit_price_cents',
+      'order_items.total_cents as i_total_cents',
+      'order_items.notes as i_notes',
+    ])
+    .where('orders.id', '=', orderId)
+    .orderBy('order_items.position')
+    .execute();
+  const first = rows[0];
+  if (!first) return undefined;
+  const { i_id: _i, i_position: _p, i_product_id: _pr, i_name: _n, i_quantity: _q, i_unit_price_cents: _u, i_total_cents: _t, i_notes: _no, ...row } = first;
+  const items: OrderItemsTable[] = rows
+    .filter((r) => r.i_id !== null)
+    .map((r) => ({
+      id: r.i_id!,
+      tenant_id: row.tenant_id,
+      order_id: row.id,
+      position: r.i_position!,
+      product_id: r.i_product_id!,
+      name: r.i_name!,
+      quantity: r.i_quantity!,
+      unit_price_cents: r.i_unit_price_cents!,
+      total_cents: r.i_total_cents!,
+      notes: r.i_notes ?? null,
+    }));
+  return { row, items };
+}
+
+async function addHistory(trx: Tx, change: SyncChange, h: OrderStatusHistoryTable | undefined, ctx: ApplyContext): Promise<void> {
   if (!h || typeof h.id !== 'string' || !isStatus(h.to_status)) return;
-  await insertIfAbsent(trx, 'order_status_history', { ...h, tenant_id: change.tenant_id, order_id: change.entity_id } as OrderStatusHistoryTable & Record<string, unknown>);
+  const row = { ...h, tenant_id: change.tenant_id, order_id: change.entity_id } as OrderStatusHistoryTable & Record<string, unknown>;
+  // A ledger no apply reads back: the cloud's push writes a batch's rows together.
+  if (ctx.deferLedger) ctx.deferLedger('order_status_history', row);
+  else await insertIfAbsent(trx, 'order_status_history', row);
 }
 
-async function applyCreated(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<{ conflict?: string; idempotency_key?: string | null }> {
+async function applyCreated(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<{ conflict?: string; idempotency_key?: string | null; order?: Order }> {
   const p = change.payload as CreatedPayload;
   const o = p?.order;
   if (!o || o.id !== change.entity_id || !Array.isArray(o.items) || typeof o.number !== 'string' || typeof p.business_day !== 'string') {
@@ -107,9 +149,11 @@ async function applyCreated(trx: Tx, change: SyncChange, ctx: ApplyContext): Pro
     total_cents: i.total_cents,
     notes: i.notes ?? null,
   }));
-  for (const item of items) await insertIfAbsent(trx, 'order_items', item as OrderItemsTable & Record<string, unknown>);
-  await addHistory(trx, change, p.history);
-  return notes.length ? { conflict: notes.join(' '), idempotency_key: key } : {};
+  await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
+  await addHistory(trx, change, p.history, ctx);
+  // Just inserted: the resulting state is these rows (items by position), no need to read them back.
+  const order = toOrderDto(row, items);
+  return notes.length ? { conflict: notes.join(' '), idempotency_key: key, order } : { order };
 }
 
 /**
@@ -137,19 +181,22 @@ export const ordersSync: EntityDescriptor[] = [
     async apply(trx, change, ctx) {
       let conflict: string | undefined;
       let merged: Record<string, unknown> = {};
+      let order: Order;
       if (change.kind === 'order.created') {
         const r = await applyCreated(trx, change, ctx);
         conflict = r.conflict;
+        order = r.order ?? (await snapshot(trx, change.entity_id));
         if (r.idempotency_key !== undefined) merged = { idempotency_key: r.idempotency_key };
       } else if (change.kind === 'order.status_changed' || change.kind === 'order.paid') {
-        const row = await trx.selectFrom('orders').selectAll().where('id', '=', change.entity_id).executeTakeFirst();
-        if (!row || row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');
+        const found = await loadOrder(trx, change.entity_id);
+        if (!found || found.row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');
+        const { row } = found;
         const p = change.payload as StatusPayload;
         const patch: Partial<OrdersTable> = {};
         if (change.kind === 'order.status_changed') {
           const wanted = ctx.mode === 'adopt' ? p?.order?.status : p?.to;
           if (!isStatus(wanted)) throw new RejectOp('Ongeldige status.');
-          await addHistory(trx, change, p.history);
+          await addHistory(trx, change, p.history, ctx);
           const merged = mergedStatus(row.status, wanted, ctx.mode);
           conflict = merged.conflict;
           if (merged.status !== row.status) patch.status = merged.status;
@@ -161,10 +208,11 @@ export const ordersSync: EntityDescriptor[] = [
           patch.updated_at = change.created_at > row.updated_at ? change.created_at : row.updated_at;
           await trx.updateTable('orders').set(patch).where('id', '=', row.id).execute();
         }
+        // The resulting state: the row as read plus this patch; a status or payment change leaves the items as they are.
+        order = toOrderDto({ ...row, ...patch }, found.items);
       } else {
         throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
       }
-      const order = await snapshot(trx, change.entity_id);
       const p = change.payload as Record<string, unknown>;
       return { payload: { ...p, ...merged, order }, ...(conflict ? { conflict } : {}) };
     },

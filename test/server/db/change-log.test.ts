@@ -96,6 +96,37 @@ describe(`change log: the one write path (${lane})`, () => {
     expect(new Set(all.map((c) => c.op_id)).size).toBe(all.length);
   });
 
+  it('recordMany is record for each change in turn: consecutive seqs in order (also for a new tenant), one committed event, rolled back as a whole', async () => {
+    const t = await createTestApp();
+    const a = newId();
+    const events: ChangeRecord[][] = [];
+    t.changes.on('committed', (_tenant, changes) => events.push(changes));
+    const many = (w: Writer, from: number, n: number) =>
+      w.recordMany(Array.from({ length: n }, (_, i) => ({ entity: 'note', entityId: newId(), kind: 'note.added', payload: { n: from + i } })));
+    const first = await t.changes.write(a, (w) => many(w, 0, 120)); // a tenant without a change_seq row yet; more than one insert statement
+    expect(first.map((c) => c.seq)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+    await t.changes.write(a, async (w) => {
+      await note(w, a, 120);
+      await many(w, 121, 2);
+      await note(w, a, 123);
+      expect(await many(w, 0, 0)).toEqual([]);
+    });
+    const log = await t.changes.readSince(a, 0, 1000);
+    expect(log.map((c) => c.seq)).toEqual(Array.from({ length: 124 }, (_, i) => i + 1));
+    expect(log.map((c) => (c.payload as { n: number }).n)).toEqual(Array.from({ length: 124 }, (_, i) => i));
+    expect(log.slice(0, 120)).toEqual(first);
+    expect(await t.changes.lastSeq(a)).toBe(124);
+    expect(events.map((e) => e.length)).toEqual([120, 4]);
+    await expect(
+      t.changes.write(a, async (w) => {
+        await many(w, 200, 3);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await t.changes.lastSeq(a)).toBe(124);
+    expect(events).toHaveLength(2);
+  });
+
   it('20 concurrent writers of one tenant get distinct, gap-free seqs, read back in order', async () => {
     const t = await createTestApp();
     const tenantId = newId();

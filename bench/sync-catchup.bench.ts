@@ -1,0 +1,250 @@
+/**
+ * Sync catch-up after an outage (issue 4): a real cloud (ROLE=cloud on PostgreSQL, fresh schema,
+ * child process, HTTP on 127.0.0.1) and a real appliance (SQLite file in a temp dir, WAL +
+ * synchronous=FULL during the measurement) in this process, joined by the production HTTP transport.
+ *
+ * Per scenario: bootstrap the appliance from the cloud; take it offline; generate the outage on the
+ * appliance through the real services (orders with 3-7 items, each moved through 2-4 statuses and
+ * paid, interleaved as in a busy service, on a clock that walks through the outage) while the cloud
+ * takes web orders; then reconnect and time until the push is acknowledged and the pull reports
+ * has_more=false (what the sync worker does: push everything, then pull until caught up). At the
+ * end both databases must hold the same orders with the same statuses, items and history.
+ *
+ *   npx tsx bench/sync-catchup.bench.ts
+ *   BENCH_SYNC_SCENARIOS=8h,7d BENCH_SYNC_REPEAT=1 BENCH_SYNC_ORDERS_PER_DAY=1000 BENCH_SYNC_WEB_PER_DAY=100
+ *
+ * Generation runs with synchronous=OFF (tens of thousands of fsyncs would only slow the set-up);
+ * the appliance is switched back to synchronous=FULL, checkpointed and checked before the clock starts.
+ */
+import { pathToFileURL } from 'node:url';
+import { sql } from 'kysely';
+import { createRuntime, type Runtime } from '../server/runtime.js';
+import { ManualClock } from '../server/shared/clock.js';
+import type { OrderStatus } from '../server/modules/orders/orders.schemas.js';
+import { SyncEngine } from '../sync/engine.js';
+import { httpTransport } from '../sync/transport.js';
+import { machine, table } from './lib/format.js';
+import { assertDurability } from './lib/seed.js';
+import { compareOrders, mib, rssSampler, startCloud, TimedTransport, webOrders, type CloudInfo } from './lib/sync.js';
+import { benchConfig } from './lib/tmp.js';
+
+export interface Scenario {
+  name: string;
+  hours: number;
+  orders: number;
+  webOrders: number;
+  /** Target for the catch-up wall time. */
+  targetMs: number;
+}
+
+export interface CatchupResult {
+  scenario: Scenario;
+  generated: { orders: number; items: number; ops: number; generateMs: number; webMs: number };
+  bootstrapMs: number;
+  wallMs: number;
+  pushMs: number;
+  pullMs: number;
+  pushBatches: number;
+  pushedOps: number;
+  pullPages: number;
+  pulledChanges: number;
+  httpPushMs: number;
+  httpPullMs: number;
+  pushBytes: number;
+  peakRssAppliance: number;
+  peakRssCloud: number;
+  verify: Awaited<ReturnType<typeof compareOrders>>;
+}
+
+const perDay = Number(process.env.BENCH_SYNC_ORDERS_PER_DAY ?? 1000);
+const webPerDay = Number(process.env.BENCH_SYNC_WEB_PER_DAY ?? 100);
+
+export const SCENARIOS: Record<string, Scenario> = {
+  '8h': { name: '8-hour outage (1 busy day)', hours: 8, orders: perDay, webOrders: webPerDay, targetMs: 10_000 },
+  '7d': { name: '7-day outage (7 busy days)', hours: 7 * 24, orders: 7 * perDay, webOrders: 7 * webPerDay, targetMs: 60_000 },
+};
+
+/** The status moves of order i: 2, 3 or 4, ending completed. */
+function movesOf(i: number): OrderStatus[] {
+  switch (i % 3) {
+    case 0:
+      return ['accepted', 'completed'];
+    case 1:
+      return ['accepted', 'ready', 'completed'];
+    default:
+      return ['accepted', 'preparing', 'ready', 'completed'];
+  }
+}
+
+/** The outage on the appliance, through its services: returns orders, items and ops written. */
+async function generateOutage(rt: Runtime, clock: ManualClock, cloud: CloudInfo, s: Scenario, start: Date): Promise<{ orders: number; items: number; ops: number }> {
+  const actor = { tenantId: cloud.tenantId, userId: cloud.staffId, via: 'pos' as const };
+  const { orders } = rt.services;
+  const step = (s.hours * 3_600_000) / s.orders;
+  const pipeline: Array<{ id: string; ops: Array<() => Promise<unknown>> }> = [];
+  let items = 0;
+  let ops = 0;
+  const P = cloud.products;
+  for (let i = 0; i < s.orders; i++) {
+    clock.set(new Date(start.getTime() + i * step));
+    const n = 3 + (i % 5); // 3..7 items, 5 on average
+    const lines = Array.from({ length: n }, (_, k) => ({ product_id: P[(i * 3 + k * 7) % P.length]!.id, quantity: 1 + ((i + k) % 3) }));
+    const { order } = await orders.create(actor, { items: lines });
+    items += n;
+    ops += 1;
+    const todo = [...movesOf(i).map((to) => () => orders.setStatus(actor, order.id, to)), () => orders.markPaid(actor, order.id, { provider: 'pin' })];
+    // Reorder so payment comes before completion on some orders (paid at the counter, then served).
+    if (i % 2 === 0) todo.splice(todo.length - 2, 0, todo.pop()!);
+    pipeline.push({ id: order.id, ops: todo });
+    // A busy kitchen: the ~6 newest orders each move one step per new order.
+    for (const o of pipeline.slice(-7, -1)) {
+      const next = o.ops.shift();
+      if (next) {
+        await next();
+        ops += 1;
+      }
+    }
+    while (pipeline.length > 0 && pipeline[0]!.ops.length === 0) pipeline.shift();
+  }
+  for (const o of pipeline) for (const next of o.ops) (await next(), (ops += 1));
+  return { orders: s.orders, items, ops };
+}
+
+export async function runCatchup(s: Scenario, log: (m: string) => void = console.log): Promise<CatchupResult> {
+  const { server, info } = await startCloud();
+  const { config, cleanup } = benchConfig('sync');
+  const clock = new ManualClock(new Date());
+  const rt = await createRuntime(config, { clock });
+  try {
+    await assertDurability(rt);
+    const transport = new TimedTransport(httpTransport(server.url, info.syncKey, { timeoutMs: 120_000 }));
+    const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock, transport });
+    let t = performance.now();
+    await engine.syncOnce();
+    const bootstrapMs = performance.now() - t;
+
+    // Offline from here: nothing calls the cloud until the catch-up.
+    const start = new Date(Date.now() - s.hours * 3_600_000);
+    await sql`pragma synchronous = OFF`.execute(rt.handle.db);
+    t = performance.now();
+    const web = webOrders(server, s.webOrders, start, (s.hours * 60) / Math.max(1, s.webOrders));
+    const gen = await generateOutage(rt, clock, info, s, start);
+    const generateMs = performance.now() - t;
+    const webMs = await web;
+    clock.set(new Date());
+    await sql`pragma synchronous = FULL`.execute(rt.handle.db);
+    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(rt.handle.db);
+    await assertDurability(rt);
+    const pending = await engine.pendingCount();
+    log(`  generated ${gen.orders} orders, ${gen.items} items, ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
+
+    // Reconnect: push until acknowledged, pull until has_more=false.
+    transport.reset();
+    const rss = rssSampler([server.child.pid!]);
+    const t0 = performance.now();
+    let pushBatches = 0;
+    let pushedOps = 0;
+    for (;;) {
+      const r = await engine.pushOnce();
+      if (r.sent > 0) pushBatches += 1;
+      pushedOps += r.sent;
+      const bad = r.results.filter((x) => x.status !== 'applied');
+      if (bad.length) throw new Error(`bench: ${bad.length} ops not applied, e.g. ${JSON.stringify(bad[0])}`);
+      if (!r.more) break;
+    }
+    const t1 = performance.now();
+    let pullPages = 0;
+    let pulledChanges = 0;
+    for (;;) {
+      const r = await engine.pullOnce();
+      pullPages += 1;
+      pulledChanges += r.applied;
+      if (!r.more) break;
+    }
+    const t2 = performance.now();
+    const peak = rss.stop();
+    if ((await engine.pendingCount()) !== 0) throw new Error('bench: ops still pending after the catch-up');
+    const verify = await compareOrders(rt, info);
+    return {
+      scenario: s,
+      generated: { ...gen, generateMs, webMs },
+      bootstrapMs,
+      wallMs: t2 - t0,
+      pushMs: t1 - t0,
+      pullMs: t2 - t1,
+      pushBatches,
+      pushedOps,
+      pullPages,
+      pulledChanges,
+      httpPushMs: transport.get('/api/v1/sync/push').ms,
+      httpPullMs: transport.get('/api/v1/sync/pull').ms,
+      pushBytes: transport.get('/api/v1/sync/push').bytesOut,
+      peakRssAppliance: peak.self,
+      peakRssCloud: peak.others[0]!,
+      verify,
+    };
+  } finally {
+    await rt.close();
+    await server.stop();
+    cleanup();
+  }
+}
+
+const sec = (ms: number) => (ms / 1000).toFixed(2);
+
+export function catchupReport(results: CatchupResult[]): string {
+  const rows: Array<Array<string | number>> = [
+    ['scenario', 'orders/items/ops', 'catch-up s', 'target', 'push s (batches)', 'pull s (pages)', 'ops/s', 'cloud wait push/pull s', 'appliance local s', 'RSS appl/cloud', 'converged'],
+  ];
+  for (const r of results) {
+    const ops = r.pushedOps + r.pulledChanges;
+    const local = r.wallMs - r.httpPushMs - r.httpPullMs;
+    rows.push([
+      r.scenario.name,
+      `${r.generated.orders}/${r.generated.items}/${r.generated.ops}`,
+      sec(r.wallMs),
+      `${r.wallMs <= r.scenario.targetMs ? 'met' : 'MISSED'} (< ${r.scenario.targetMs / 1000})`,
+      `${sec(r.pushMs)} (${r.pushBatches})`,
+      `${sec(r.pullMs)} (${r.pullPages})`,
+      Math.round(ops / (r.wallMs / 1000)),
+      `${sec(r.httpPushMs)}/${sec(r.httpPullMs)}`,
+      sec(local),
+      `${mib(r.peakRssAppliance)}/${mib(r.peakRssCloud)}`,
+      r.verify.problems.length === 0 ? `yes (${r.verify.orders} orders)` : r.verify.problems.join('; '),
+    ]);
+  }
+  return table(rows);
+}
+
+export async function runSyncCatchupBench(): Promise<CatchupResult[]> {
+  const names = (process.env.BENCH_SYNC_SCENARIOS ?? '8h,7d').split(',').map((x) => x.trim()).filter(Boolean);
+  const repeat = Math.max(1, Math.min(10, Number(process.env.BENCH_SYNC_REPEAT ?? 1)));
+  const results: CatchupResult[] = [];
+  console.log(`sync catch-up: ${machine()}`);
+  for (let k = 0; k < repeat; k++) {
+    for (const name of names) {
+      const s = SCENARIOS[name];
+      if (!s) throw new Error(`bench: unknown scenario ${name} (8h, 7d)`);
+      console.log(`- ${s.name}, run ${k + 1}/${repeat}`);
+      const r = await runCatchup(s);
+      console.log(
+        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)}, cloud ${mib(r.peakRssCloud)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}`}`,
+      );
+      results.push(r);
+    }
+  }
+  return results;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const timer = setTimeout(() => {
+    console.error('bench: time box of 20 minutes exceeded, stopping');
+    process.exit(3);
+  }, 20 * 60_000);
+  timer.unref();
+  const results = await runSyncCatchupBench();
+  console.log('');
+  console.log(catchupReport(results));
+  const failed = results.some((r) => r.verify.problems.length > 0);
+  process.exit(failed ? 1 : 0);
+}
