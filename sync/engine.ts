@@ -239,6 +239,20 @@ export class SyncEngine {
         const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin']).where('op_id', 'in', ids.slice(i, i + 500)).execute();
         for (const r of rows) known.set(r.op_id, { seq: Number(r.seq), origin: r.origin });
       }
+      // Entities with own ops still pending: only these can need a rebase. `acked` only grows in
+      // this page and the page adds no own ops, so this set can only over-approximate.
+      const pendingEntities = new Set(
+        (
+          await w.trx
+            .selectFrom('change_log')
+            .select(['entity', 'entity_id'])
+            .distinct()
+            .where('tenant_id', '=', tenantId)
+            .where('origin', '=', deviceId)
+            .where('seq', '>', acked)
+            .execute()
+        ).map((r) => `${r.entity}\u0000${r.entity_id}`),
+      );
       for (const c of res.changes) {
         const local = known.get(c.op_id);
         if (local && local.origin !== deviceId) continue; // applied before (a page seen twice)
@@ -247,7 +261,7 @@ export class SyncEngine {
         const descriptor = this.reg.descriptor(c.entity);
         if (descriptor) {
           await descriptor.apply(w.trx, change, { side: 'appliance', mode: 'adopt', tenantId, now: w.now });
-          await this.rebase(w.trx, change, acked, tenantId, deviceId, w.now);
+          if (pendingEntities.has(`${c.entity}\u0000${c.entity_id}`)) await this.rebase(w.trx, change, acked, tenantId, deviceId, w.now);
         } else {
           this.o.log?.('sync: change of an entity this version does not know; kept in the change log, not applied', { entity: c.entity, kind: c.kind });
         }

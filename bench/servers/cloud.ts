@@ -16,7 +16,7 @@ const admin = new pg.Client({ connectionString: PG_URL });
 await admin.connect();
 await admin.query(`create schema ${schema}`);
 const dropSchema = async () => {
-  await admin.query(`drop schema if exists ${schema} cascade`).catch(() => {});
+  await admin.query(`drop schema if exists ${schema} cascade`).catch((err: unknown) => console.error(`bench cloud: could not drop schema ${schema}`, err));
   await admin.end().catch(() => {});
 };
 const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
@@ -76,7 +76,13 @@ serveUntilStopped(
     info: { schema, pgUrl: url, tenantId: tenant.id, staffId: staff.id, deviceId: device.id, syncKey: sync_key, products: products.map((p) => ({ id: p.id, price_cents: p.price_cents })) },
   },
   async () => {
-    await rt.close();
-    await dropSchema();
+    try {
+      // An appliance's long-poll (up to 20 s) keeps Fastify's close waiting; don't let it keep the schema.
+      await Promise.race([rt.close(), new Promise((r) => setTimeout(r, 3_000))]);
+    } catch (err) {
+      console.error('bench cloud: close failed', err);
+    } finally {
+      await dropSchema();
+    }
   },
 );
