@@ -30,7 +30,7 @@ export function createServices(deps: CoreDeps) {
   const db = handle.db;
   const users = createUsersService({ db, changes });
   const tenants = createTenantsService({ db, changes, users });
-  const auth = createAuthService({ db, clock });
+  const auth = createAuthService({ db, clock, changes });
   const sync = createSyncService(deps);
   const menu = createMenuService({ db, changes });
   const orders = createOrdersService({ db, changes, menu, tenants });

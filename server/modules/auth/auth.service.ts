@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.js';
+import type { ChangeLog } from '../../db/change-log.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, unauthorized } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -27,8 +28,22 @@ export interface AuthContext {
   lastSeenAt: string;
 }
 
-export function createAuthService(deps: { db: Db; clock: Clock }) {
+/** How long a looked-up session is trusted without asking the database again (sessions are checked on every request). */
+export const SESSION_CACHE_MS = 5_000;
+
+export function createAuthService(deps: { db: Db; clock: Clock; changes?: ChangeLog }) {
   const { db, clock } = deps;
+
+  // Every authenticated request needs its session; a short-lived cache saves a three-table join on
+  // the hot paths. Logout, and any committed change of a user (new PIN, role, archive; also when
+  // synced in), drop that user's entries at once; another cloud node may trust a revoked session
+  // for at most SESSION_CACHE_MS.
+  const sessionCache = new Map<string, { ctx: AuthContext; fetchedAt: number }>();
+  deps.changes?.on('committed', (_tenantId, records) => {
+    const users = new Set(records.filter((r) => r.entity === 'user').map((r) => r.entity_id));
+    if (users.size === 0) return;
+    for (const [key, entry] of sessionCache) if (users.has(entry.ctx.userId)) sessionCache.delete(key);
+  });
 
   /**
    * Counts this login attempt for tenant+IP before the (slow) credential check, and refuses it when
@@ -90,6 +105,15 @@ export function createAuthService(deps: { db: Db; clock: Clock }) {
   async function authenticate(token: string | undefined): Promise<AuthContext | null> {
     if (!token || token.length > 200) return null;
     const tokenHash = sha256(token);
+    const now0 = clock.now().getTime();
+    const cached = sessionCache.get(tokenHash);
+    if (cached) {
+      const { ctx, fetchedAt } = cached;
+      const fresh = now0 - fetchedAt < SESSION_CACHE_MS && now0 >= fetchedAt;
+      const alive = now0 - new Date(ctx.lastSeenAt).getTime() < TOUCH_EVERY_MS && now0 - new Date(ctx.createdAt).getTime() < ABSOLUTE_MS;
+      if (fresh && alive) return ctx;
+      sessionCache.delete(tokenHash);
+    }
     const row = await db
       .selectFrom('sessions as s')
       .innerJoin('users as u', (j) => j.onRef('u.id', '=', 's.user_id').onRef('u.tenant_id', '=', 's.tenant_id'))
@@ -110,7 +134,7 @@ export function createAuthService(deps: { db: Db; clock: Clock }) {
       lastSeenAt = new Date(now).toISOString();
       await db.updateTable('sessions').set({ last_seen_at: lastSeenAt }).where('token_hash', '=', tokenHash).execute();
     }
-    return {
+    const ctx: AuthContext = {
       tokenHash,
       tenantId: row.tenant_id,
       tenantSlug: row.slug,
@@ -122,6 +146,9 @@ export function createAuthService(deps: { db: Db; clock: Clock }) {
       createdAt: row.created_at,
       lastSeenAt,
     };
+    if (sessionCache.size >= 10_000) sessionCache.clear();
+    sessionCache.set(tokenHash, { ctx, fetchedAt: now });
+    return ctx;
   }
 
   return {
@@ -152,6 +179,7 @@ export function createAuthService(deps: { db: Db; clock: Clock }) {
     },
 
     async logout(tokenHash: string): Promise<void> {
+      sessionCache.delete(tokenHash);
       await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
     },
 
