@@ -176,28 +176,11 @@ export async function appendChange(
   now: string,
   change: ChangeInput,
 ): Promise<ChangeRecord> {
-  const { last_seq: seq } = await trx
-    .insertInto('change_seq')
-    .values({ tenant_id: tenantId, last_seq: 1 })
-    .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_seq: sql<number>`change_seq.last_seq + 1` }))
-    .returning('last_seq')
-    .executeTakeFirstOrThrow();
-  const row = {
-    op_id: change.opId ?? newId(),
-    tenant_id: tenantId,
-    seq: Number(seq),
-    origin: change.origin ?? origin,
-    entity: change.entity,
-    entity_id: change.entityId,
-    kind: change.kind,
-    payload: JSON.stringify(change.payload ?? null),
-    created_at: change.createdAt ?? now,
-  };
-  await trx.insertInto('change_log').values(row).execute();
-  return { ...row, payload: change.payload ?? null };
+  const [record] = await appendChanges(trx, tenantId, origin, now, [change]);
+  return record!;
 }
 
-/** `appendChange` for many changes: one seq allocation for all, rows inserted 50 at a time. */
+/** Appends changes with one seq allocation for all (under the tenant's row lock), rows inserted 50 at a time. */
 export async function appendChanges(trx: Tx, tenantId: string, origin: string, now: string, changes: ChangeInput[]): Promise<ChangeRecord[]> {
   if (changes.length === 0) return [];
   const k = changes.length;
