@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import pg from 'pg';
+import { pgReachable } from './test/helpers/pg-reachable.js';
 
 /**
  * Two lanes over the same suites (ARCHITECTURE §7): `sqlite` always, `postgres` against a real
@@ -8,21 +8,9 @@ import pg from 'pg';
  */
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-async function pgReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 export default defineConfig(async () => {
-  const reachable = await pgReachable();
+  const reachable = await pgReachable(PG_URL);
   if (!reachable) {
     const banner = `\n${'!'.repeat(78)}\n!! PostgreSQL is NOT reachable at ${PG_URL}\n!! The PostgreSQL half of the suite is SKIPPED. Start PostgreSQL or set TEST_DATABASE_URL.\n${'!'.repeat(78)}\n`;
     if (process.env.CI) throw new Error(`${banner}CI requires the PostgreSQL lane.`);

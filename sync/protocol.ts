@@ -29,27 +29,23 @@ export const cloudWindow = (schemaVersion = SCHEMA_VERSION): VersionWindow => ({
 
 /** The cloud's check of an appliance's versions; returns the refusal, or null when accepted. */
 export function versionRefusal(protocol: number, schema: number, window: VersionWindow): AppError | null {
-  if (protocol < window.protocol.min || protocol > window.protocol.max) {
-    const older = protocol < window.protocol.min;
-    return new AppError(
-      'CONFLICT',
-      older
-        ? `Deze versie van de app is te oud om met de cloud te synchroniseren (protocolversie ${protocol}, de cloud accepteert ${window.protocol.min} tot ${window.protocol.max}). Werk de app bij; tot dan wordt er niet gesynchroniseerd.`
-        : `De cloud is ouder dan deze app (protocolversie ${protocol}, de cloud kent ${window.protocol.min} tot ${window.protocol.max}). Er wordt niet gesynchroniseerd tot de cloud is bijgewerkt.`,
-      { details: [{ field: 'protocol_version', error: `'protocol_version' ${protocol} valt buiten ${window.protocol.min}-${window.protocol.max}.` }] },
-    );
-  }
-  if (schema < window.schema.min || schema > window.schema.max) {
-    const older = schema < window.schema.min;
-    return new AppError(
-      'CONFLICT',
-      older
-        ? `Deze versie van de app is te oud om met de cloud te synchroniseren (schemaversie ${schema}, de cloud accepteert ${window.schema.min} tot ${window.schema.max}). Werk de app bij; tot dan wordt er niet gesynchroniseerd.`
-        : `De cloud is ouder dan deze app (schemaversie ${schema}, de cloud accepteert ${window.schema.min} tot ${window.schema.max}). Er wordt niet gesynchroniseerd tot de cloud is bijgewerkt.`,
-      { details: [{ field: 'schema_version', error: `'schema_version' ${schema} valt buiten ${window.schema.min}-${window.schema.max}.` }] },
-    );
-  }
-  return null;
+  return (
+    outsideWindow('protocolversie', 'protocol_version', 'kent', protocol, window.protocol) ??
+    outsideWindow('schemaversie', 'schema_version', 'accepteert', schema, window.schema)
+  );
+}
+
+/** One version against its accepted range: the Dutch refusal for a too old app or a too old cloud, or null. */
+function outsideWindow(label: string, field: string, verb: string, value: number, range: { min: number; max: number }): AppError | null {
+  if (value >= range.min && value <= range.max) return null;
+  const span = `${range.min} tot ${range.max}`;
+  return new AppError(
+    'CONFLICT',
+    value < range.min
+      ? `Deze versie van de app is te oud om met de cloud te synchroniseren (${label} ${value}, de cloud accepteert ${span}). Werk de app bij; tot dan wordt er niet gesynchroniseerd.`
+      : `De cloud is ouder dan deze app (${label} ${value}, de cloud ${verb} ${span}). Er wordt niet gesynchroniseerd tot de cloud is bijgewerkt.`,
+    { details: [{ field, error: `'${field}' ${value} valt buiten ${range.min}-${range.max}.` }] },
+  );
 }
 
 const Version = z.coerce.number().int().min(0).max(1_000_000);

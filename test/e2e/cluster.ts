@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { pgReachable as probePg } from '../helpers/pg-reachable.js';
 
 /**
  * Real processes for the end-to-end sync test (test/e2e/sync.e2e.test.ts) and the chaos script
@@ -31,18 +32,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function pgReachable(url = PG_ADMIN_URL): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+export const pgReachable = (url = PG_ADMIN_URL): Promise<boolean> => probePg(url);
 
 /** A fresh database on the PostgreSQL server of `adminUrl`; `drop()` removes it (forcing out leftover connections). */
 export async function freshDatabase(adminUrl = PG_ADMIN_URL): Promise<{ url: string; drop(): Promise<void> }> {

@@ -54,14 +54,18 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
     if (records.some((r) => r.entity === 'tenant')) settingsCache.delete(tenantId);
   });
 
+  async function getSettings(tenantId: string): Promise<Settings> {
+    const t = await tenantsRepository.findById(db, tenantId);
+    if (!t) throw notFound('Restaurant');
+    return settingsOf(t);
+  }
+
   return {
     /** Settings for hot paths, possibly up to a minute old when another cloud node changed them. */
     async cachedSettings(tenantId: string): Promise<Settings> {
       const hit = settingsCache.get(tenantId);
       if (hit && Date.now() - hit.at < SETTINGS_TTL_MS) return hit.settings;
-      const t = await tenantsRepository.findById(db, tenantId);
-      if (!t) throw notFound('Restaurant');
-      const settings = settingsOf(t);
+      const settings = await getSettings(tenantId);
       settingsCache.set(tenantId, { at: Date.now(), settings });
       return settings;
     },
@@ -122,11 +126,7 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
       }
     },
 
-    async getSettings(tenantId: string): Promise<Settings> {
-      const t = await tenantsRepository.findById(db, tenantId);
-      if (!t) throw notFound('Restaurant');
-      return settingsOf(t);
-    },
+    getSettings,
 
     /** Field-wise patch; the change log carries only the fields that changed (last-writer-wins per field). */
     async patchSettings(tenantId: string, patch: SettingsPatch): Promise<Settings> {
