@@ -1,5 +1,5 @@
 import type { Tx } from '../server/db/connection.js';
-import type { TableName } from './types.js';
+import type { ApplyBatch, ApplyContext, BatchState, TableName } from './types.js';
 
 /**
  * Insert the row, or overwrite every given column of the row with that id (state down / LWW on
@@ -46,4 +46,40 @@ export function pick<T extends object>(source: Record<string, unknown>, keys: re
   const out: Record<string, unknown> = {};
   for (const k of keys) if (k in source) out[k] = source[k];
   return out as Partial<T>;
+}
+
+type LedgerRow = { id: string } & Record<string, unknown>;
+
+/**
+ * The per-transaction batch behind `ApplyContext.batch` and `deferLedger`: descriptors' states,
+ * flushed in the order they were created, then the deferred ledger rows (which may reference rows
+ * those states write, e.g. status history → orders).
+ */
+export class TxBatch implements ApplyBatch {
+  private readonly states = new Map<string, BatchState>();
+  private readonly ledger = new Map<TableName, Map<string, LedgerRow>>();
+
+  state<T extends BatchState>(key: string, create: () => T): T {
+    let s = this.states.get(key);
+    if (!s) this.states.set(key, (s = create()));
+    return s as T;
+  }
+
+  readonly deferLedger = (table: TableName, row: LedgerRow): void => {
+    let rows = this.ledger.get(table);
+    if (!rows) this.ledger.set(table, (rows = new Map()));
+    if (!rows.has(row.id)) rows.set(row.id, row);
+  };
+
+  /** The context fields for an apply inside this batch. */
+  get context(): Pick<ApplyContext, 'batch' | 'deferLedger'> {
+    return { batch: this, deferLedger: this.deferLedger };
+  }
+
+  async flush(trx: Tx): Promise<void> {
+    for (const s of this.states.values()) await s.flush(trx);
+    for (const [table, rows] of this.ledger) await insertManyIfAbsent(trx, table, [...rows.values()]);
+    this.states.clear();
+    this.ledger.clear();
+  }
 }

@@ -23,8 +23,8 @@ import {
   type WireOp,
 } from './protocol.js';
 import { registry as defaultRegistry, type SyncRegistry } from './registry.js';
-import { insertManyIfAbsent } from './apply-helpers.js';
-import { RejectOp, type ApplyContext, type SyncChange, type TableName } from './types.js';
+import { TxBatch } from './apply-helpers.js';
+import { RejectOp, type SyncChange } from './types.js';
 
 export type DeviceRow = SyncDevicesTable;
 
@@ -107,7 +107,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
    * cloud change log gets for it (original op id, origin and created_at, the merged state as
    * payload) without writing it: the caller records it, per op or for the whole chunk at once.
    */
-  async function mergeOne(w: Writer, device: DeviceRow, op: WireOp, deferLedger?: ApplyContext['deferLedger']): Promise<{ input: ChangeInput; conflict: string | null }> {
+  async function mergeOne(w: Writer, device: DeviceRow, op: WireOp, batch?: TxBatch): Promise<{ input: ChangeInput; conflict: string | null }> {
     const change: SyncChange = {
       op_id: op.op_id,
       tenant_id: device.tenant_id,
@@ -121,7 +121,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     const descriptor = reg.descriptor(op.entity);
     if (!descriptor) throw new RejectOp(`Onbekend soort gegevens '${op.entity}'; deze wordt door de cloud (nog) niet gesynchroniseerd.`);
     if (descriptor.merge === 'cloud-only') throw new RejectOp(`'${op.entity}' wordt alleen in de cloud gewijzigd.`);
-    const outcome = (await descriptor.apply(w.trx, change, { side: 'cloud', mode: 'merge', tenantId: device.tenant_id, now: w.now, ...(deferLedger ? { deferLedger } : {}) })) ?? {};
+    const outcome = (await descriptor.apply(w.trx, change, { side: 'cloud', mode: 'merge', tenantId: device.tenant_id, now: w.now, ...batch?.context })) ?? {};
     return {
       input: {
         entity: op.entity,
@@ -150,10 +150,11 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
    * to the commit). Under the lock the dedupe read is authoritative: a concurrent push of the same
    * ops waits for the lock and then finds them in `sync_ops`.
    *
-   * Optimistic first (`safe = false`): no savepoints (no subtransactions), and the chunk's change
-   * log rows are written together at the end (`recordMany`: consecutive seqs in op order, as if
-   * recorded one by one), after the ledger rows the descriptors deferred (`deferLedger`). The first failure rolls the whole chunk back (nothing committed, nothing
-   * announced) and the caller runs it again with `safe = true`: each op under its own SAVEPOINT
+   * Optimistic first (`safe = false`): no savepoints (no subtransactions); the descriptors apply
+   * through a `TxBatch` (each order read once and written once per chunk, ledger rows together) and
+   * the chunk's change log rows are written together at the end (`recordMany`: consecutive seqs in
+   * op order, as if recorded one by one), after the batch's flush. The first failure, also in the
+   * flush, rolls the whole chunk back (nothing committed, nothing announced) and the caller runs it again with `safe = true`: each op under its own SAVEPOINT
    * and recorded on its own, so a permanent error undoes only that op, which is stored as
    * rejected. A transient error rolls the chunk back and is rethrown in either mode.
    */
@@ -166,14 +167,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       const firstAt = new Map<string, number>(); // op id → its index in results (the same op twice in one batch)
       const repeats: Array<{ at: number; of: number }> = [];
       const deferred: Array<{ at: number; input: ChangeInput }> = [];
-      const ledger = new Map<TableName, Map<string, { id: string } & Record<string, unknown>>>();
-      const deferLedger = safe
-        ? undefined
-        : (table: TableName, row: { id: string } & Record<string, unknown>) => {
-            const rows = ledger.get(table) ?? new Map<string, { id: string } & Record<string, unknown>>();
-            if (!rows.has(row.id)) rows.set(row.id, row);
-            ledger.set(table, rows);
-          };
+      // Optimistic: descriptors keep what they read and write in the batch and write it once, at the end.
+      const batch = safe ? undefined : new TxBatch();
       let maxSeq = 0;
       for (const op of ops) {
         const stored = prior.get(op.op_id);
@@ -191,7 +186,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         let result: OpResult;
         if (safe) await sql`savepoint sync_op`.execute(w.trx);
         try {
-          const merged = await mergeOne(w, device, op, deferLedger);
+          const merged = await mergeOne(w, device, op, batch);
           if (safe) {
             result = resultOf(op, merged.conflict, (await w.record(merged.input)).seq);
             await sql`release savepoint sync_op`.execute(w.trx);
@@ -213,7 +208,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       if (deferred.length > 0) {
         let recs;
         try {
-          for (const [table, rows] of ledger) await insertManyIfAbsent(w.trx, table, [...rows.values()]);
+          await batch!.flush(w.trx);
           recs = await w.recordMany(deferred.map((d) => d.input));
         } catch (err) {
           if (isTransientDbError(err)) throw err;

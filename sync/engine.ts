@@ -7,7 +7,8 @@ import type { Clock } from '../server/shared/clock.js';
 import { PROTOCOL_VERSION, type HelloResponse, type PullResponse, type PushResponse, type WireChange, type WireOp } from './protocol.js';
 import { registry as defaultRegistry, type SyncRegistry } from './registry.js';
 import type { SyncTransport } from './transport.js';
-import { RejectOp, type SyncChange } from './types.js';
+import { TxBatch } from './apply-helpers.js';
+import { RejectOp, type ApplyContext, type SyncChange } from './types.js';
 
 export const STATE_ID = 'appliance';
 export const LEASE_MS = 30_000;
@@ -219,19 +220,25 @@ export class SyncEngine {
   /** Fetches one page after the cursor and applies it, with the new cursor, in one transaction. */
   async pullOnce(opts: { wait?: number; signal?: AbortSignal } = {}): Promise<{ applied: number; more: boolean; records: ChangeRecord[] }> {
     const { tenantId, deviceId } = await this.ensureReady();
-    const { db, changes } = this.o;
     const state = (await this.readState())!;
     const res = await this.call<PullResponse>('GET', '/api/v1/sync/pull', {
       query: { ...this.versions(), cursor: state.pull_cursor, limit: this.o.pullLimit ?? 500, wait: opts.wait ?? 0 },
       signal: opts.signal,
     });
     if (res.changes.length === 0 && res.next_cursor === state.pull_cursor) return { applied: 0, more: false, records: [] };
+    return this.applyPage(res, state.pull_cursor, tenantId, deviceId);
+  }
+
+  private async applyPage(res: PullResponse, cursor: number, tenantId: string, deviceId: string): Promise<{ applied: number; more: boolean; records: ChangeRecord[] }> {
     let applied = 0;
     const records: ChangeRecord[] = [];
-    await changes.write(tenantId, async (w) => {
+    await this.o.changes.write(tenantId, async (w) => {
       await this.fence(w.trx);
       const current = (await this.readState(w.trx))!;
-      if (current.pull_cursor !== state.pull_cursor) return; // another runner moved on; this page is stale
+      if (current.pull_cursor !== cursor) return; // another runner moved on; this page is stale
+      // Each entity read once and written once per page (ApplyContext.batch), flushed before the cursor moves.
+      const batch = new TxBatch();
+      const ctx = { side: 'appliance', tenantId, now: w.now, ...batch.context } as const;
       let acked = current.acked_seq;
       const ids = res.changes.map((c) => c.op_id);
       const known = new Map<string, { seq: number; origin: string }>();
@@ -260,8 +267,8 @@ export class SyncEngine {
         const change: SyncChange = { ...stripSeq(c), tenant_id: tenantId };
         const descriptor = this.reg.descriptor(c.entity);
         if (descriptor) {
-          await descriptor.apply(w.trx, change, { side: 'appliance', mode: 'adopt', tenantId, now: w.now });
-          if (pendingEntities.has(`${c.entity}\u0000${c.entity_id}`)) await this.rebase(w.trx, change, acked, tenantId, deviceId, w.now);
+          await descriptor.apply(w.trx, change, { ...ctx, mode: 'adopt' });
+          if (pendingEntities.has(`${c.entity}\u0000${c.entity_id}`)) await this.rebase(w.trx, change, acked, { ...ctx, mode: 'merge' }, deviceId);
         } else {
           this.o.log?.('sync: change of an entity this version does not know; kept in the change log, not applied', { entity: c.entity, kind: c.kind });
         }
@@ -271,6 +278,7 @@ export class SyncEngine {
         }
         applied += 1;
       }
+      await batch.flush(w.trx);
       await this.o.failpoint?.('pull.after_apply_before_cursor');
       await w.trx
         .updateTable('sync_state')
@@ -282,7 +290,8 @@ export class SyncEngine {
   }
 
   /** Re-applies this device's pending ops on the entity over the cloud state just adopted (Replicache-style rebase). */
-  private async rebase(trx: Tx, change: SyncChange, acked: number, tenantId: string, deviceId: string, now: string): Promise<void> {
+  private async rebase(trx: Tx, change: SyncChange, acked: number, ctx: ApplyContext, deviceId: string): Promise<void> {
+    const { tenantId } = ctx;
     const pending = await trx
       .selectFrom('change_log')
       .selectAll()
@@ -296,7 +305,7 @@ export class SyncEngine {
     const descriptor = this.reg.descriptor(change.entity)!;
     for (const p of pending) {
       try {
-        await descriptor.apply(trx, { ...p, payload: JSON.parse(p.payload) as unknown }, { side: 'appliance', mode: 'merge', tenantId, now });
+        await descriptor.apply(trx, { ...p, payload: JSON.parse(p.payload) as unknown }, ctx);
       } catch (err) {
         // The cloud will answer this op itself when it is pushed; here it simply does not apply.
         if (!(err instanceof RejectOp)) throw err;

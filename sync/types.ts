@@ -40,6 +40,23 @@ export interface ApplyContext {
    * (`insertIfAbsent`).
    */
   deferLedger?: (table: TableName, row: { id: string } & Record<string, unknown>) => void;
+  /**
+   * Set only where a batch of changes is applied in one transaction that is rolled back as a whole
+   * when any of them fails (the cloud's optimistic push chunk, an appliance's pull page): a
+   * descriptor may keep per-batch state there (e.g. the rows it read or will write) and write it
+   * once, in its `flush`, before the transaction commits. Absent: read and write at once.
+   */
+  batch?: ApplyBatch;
+}
+
+/** Per-batch state of one descriptor: `flush` writes what it holds, once, before the batch commits. */
+export interface BatchState {
+  flush(trx: Tx): Promise<void>;
+}
+
+export interface ApplyBatch {
+  /** The state under `key` for this batch, created on first use. States flush in that order, before the deferred ledger rows. */
+  state<T extends BatchState>(key: string, create: () => T): T;
 }
 
 export interface ApplyOutcome {

@@ -3,7 +3,7 @@ import { PUSH_TX_OPS } from '../../sync/cloud.js';
 import { PROTOCOL_VERSION } from '../../sync/protocol.js';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { orderBody, seedMenu } from '../helpers/factories.js';
-import { replicatedState, twoNodes } from './harness.js';
+import { createAppliance, FakeTransport, replicatedState, twoNodes } from './harness.js';
 
 /** Menu and orders across the appliance and the cloud (issue 4, ARCHITECTURE §4). */
 async function joined() {
@@ -153,6 +153,75 @@ describe('sync: menu and orders', () => {
     transport.offline = false;
     await quiesce(appliance);
     expect(await appliance.engine.pendingCount()).toBe(0);
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+  it('two appliances of one restaurant sharing a prefix: both K-001s are kept, the later renamed alike everywhere, and the key stays with the first', async () => {
+    const { cloud, tenant, appliance: first, transport, menu, actor } = await joined();
+    const { sync_key } = await cloud.services.sync.cloud.createDevice(tenant.id, 'Terras');
+    const second = await createAppliance(new FakeTransport(() => cloud, sync_key));
+    await second.engine.syncOnce();
+    transport.offline = true;
+    // Both take their first order of the day offline, from a tablet that reused its draft key.
+    const a = (await first.services.orders.create(actor(), orderBody(menu, { idempotency_key: 'tafel-4-concept-1' }))).order;
+    const b = (await second.services.orders.create(actor(), orderBody(menu, { idempotency_key: 'tafel-4-concept-1' }))).order;
+    await second.services.orders.setStatus(actor(), b.id, 'accepted');
+    expect([a.number, b.number]).toEqual(['K-001', 'K-001']);
+    await second.engine.syncOnce(); // the cloud sees the second appliance's order first
+    transport.offline = false;
+    for (let i = 0; i < 2; i++) for (const side of [first, second]) await quiesce(side);
+
+    const renamed = `K-001-${a.id.slice(-4)}`;
+    for (const side of [cloud, first, second]) {
+      const [oa, ob] = [await side.services.orders.get(tenant.id, a.id), await side.services.orders.get(tenant.id, b.id)];
+      expect([oa.number, ob.number, ob.status]).toEqual([renamed, 'K-001', 'accepted']);
+    }
+    const keys = await cloud.handle.db.selectFrom('orders').select(['id', 'idempotency_key']).where('tenant_id', '=', tenant.id).orderBy('id').execute();
+    expect(keys.find((k) => k.id === b.id)!.idempotency_key).toBe('tafel-4-concept-1');
+    expect(keys.find((k) => k.id === a.id)!.idempotency_key).toBeNull();
+    const conflict = await cloud.handle.db.selectFrom('sync_ops').select('result').where('status', '=', 'conflict').execute();
+    expect(conflict).toHaveLength(1);
+    expect(conflict[0]!.result).toContain(renamed);
+    const state = await replicatedState(cloud, tenant.id);
+    expect(await replicatedState(first, tenant.id)).toEqual(state);
+    expect(await replicatedState(second, tenant.id)).toEqual(state);
+  });
+
+  it('one push chunk with orders that clash on number and key, and their status moves: each order written once with its final state', async () => {
+    const { cloud, tenant, device, appliance, transport, menu, actor } = await joined();
+    transport.offline = true;
+    const { order } = await appliance.services.orders.create(actor(), orderBody(menu, { idempotency_key: 'dubbel' }));
+    await appliance.services.orders.setStatus(actor(), order.id, 'accepted');
+    await appliance.services.orders.setStatus(actor(), order.id, 'ready');
+    await appliance.services.orders.markPaid(actor(), order.id, { provider: 'pin' });
+    const ops = (await appliance.handle.db.selectFrom('change_log').selectAll().where('origin', '=', device.id).orderBy('seq').execute()).map((r) => ({
+      op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: JSON.parse(r.payload) as { order: { id: string; items: Array<{ id: string }> } }, created_at: r.created_at,
+    }));
+    // A twin of the order (same number, same key, new ids) with its own moves, in the same push.
+    const twinId = '01900000-0000-7000-8000-00000000cafe';
+    const twin = ops.map((op, i) => ({
+      ...op,
+      op_id: `01900000-0000-7000-8000-0000000000${(10 + i).toString()}`,
+      device_seq: op.device_seq + 100,
+      entity_id: twinId,
+      payload: {
+        ...op.payload,
+        order: { ...op.payload.order, id: twinId, items: op.payload.order.items.map((it, k) => ({ ...it, id: `01900000-0000-7000-8000-00000000f0${k}0` })) },
+        ...('history' in op.payload ? { history: { ...(op.payload as { history: object }).history, id: `01900000-0000-7000-8000-00000000e0${i}0` } } : {}),
+      },
+    }));
+    const res = await cloud.req({ method: 'POST', url: '/api/v1/sync/push', headers: { authorization: `Bearer ${transport.key}` }, payload: { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION, ops: [...ops, ...twin] } });
+    expect(res.statusCode).toBe(200);
+    expect((res.json().results as Array<{ status: string }>).map((r) => r.status)).toEqual(['applied', 'applied', 'applied', 'applied', 'conflict', 'applied', 'applied', 'applied']);
+    const rows = await cloud.handle.db.selectFrom('orders').select(['id', 'number', 'status', 'payment_status', 'idempotency_key']).where('tenant_id', '=', tenant.id).orderBy('id').execute();
+    expect(rows.map((r) => [r.id, r.number, r.status, r.payment_status, r.idempotency_key])).toEqual([
+      [order.id, 'K-001', 'ready', 'paid', 'dubbel'],
+      [twinId, 'K-001-cafe', 'ready', 'paid', null],
+    ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))));
+    expect(await cloud.handle.db.selectFrom('order_items').select('id').where('order_id', '=', twinId).execute()).toHaveLength(order.items.length);
+    expect(await cloud.handle.db.selectFrom('order_status_history').select('id').where('order_id', '=', twinId).execute()).toHaveLength(3);
+    // The change log carries each op's merged state, so the appliance adopts the renamed twin.
+    transport.offline = false;
+    await quiesce(appliance);
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });
 });

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/connection.js';
 import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { insertIfAbsent, insertManyIfAbsent } from '../../../sync/apply-helpers.js';
-import { RejectOp, type ApplyContext, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { RejectOp, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { toOrderDto } from './orders.service.js';
 import { isFinal, STATUS_RANK, transition } from './orders.rules.js';
 import type { Order, OrderStatus } from './orders.schemas.js';
@@ -24,14 +24,16 @@ interface StatusPayload {
 
 const isStatus = (s: unknown): s is OrderStatus => typeof s === 'string' && s in STATUS_RANK;
 
-async function snapshot(trx: Tx, orderId: string): Promise<Order> {
-  const found = await loadOrder(trx, orderId);
+async function snapshot(store: OrderStore, orderId: string): Promise<Order> {
+  const found = await store.get(orderId);
   if (!found) throw new Error(`order ${orderId} not found`);
   return toOrderDto(found.row, found.items);
 }
 
+type Loaded = { row: OrdersTable; items: OrderItemsTable[] };
+
 /** The order row and its items (by position) in one statement (a left join), or undefined. */
-async function loadOrder(trx: Tx, orderId: string): Promise<{ row: OrdersTable; items: OrderItemsTable[] } | undefined> {
+async function loadOrder(trx: Tx, orderId: string): Promise<Loaded | undefined> {
   const rows = await trx
     .selectFrom('orders')
     .leftJoin('order_items', 'order_items.order_id', 'orders.id')
@@ -69,49 +71,204 @@ async function loadOrder(trx: Tx, orderId: string): Promise<{ row: OrdersTable; 
   return { row, items };
 }
 
+type Claim = Pick<OrdersTable, 'id' | 'tenant_id' | 'business_day' | 'number' | 'idempotency_key'>;
+
+/**
+ * What stands in the way of creating order `id` with this number and key: the order itself (applied
+ * before), and whether another order of the tenant holds the number or the key. One statement.
+ */
+async function readClaims(trx: Tx, tenantId: string, id: string, day: string, number: string, key: string | null): Promise<Claim[]> {
+  return trx
+    .selectFrom('orders')
+    .select(['id', 'tenant_id', 'business_day', 'number', 'idempotency_key'])
+    .where((eb) =>
+      eb.or([
+        eb('id', '=', id),
+        eb.and([eb('tenant_id', '=', tenantId), eb('business_day', '=', day), eb('number', '=', number)]),
+        ...(key ? [eb.and([eb('tenant_id', '=', tenantId), eb('idempotency_key', '=', key)])] : []),
+      ]),
+    )
+    .execute();
+}
+
+interface Clashes {
+  existing?: Pick<OrdersTable, 'tenant_id' | 'number' | 'idempotency_key'>;
+  /** The other order of the tenant holding this number on this day, or this idempotency key. */
+  numberHolder?: string;
+  keyHolder?: string;
+}
+
+/**
+ * Where the descriptor reads and writes orders: straight to the database (`directStore`), or,
+ * inside a batch (`ctx.batch`), through `OrdersBatch`, which reads each order once per batch and
+ * writes it once at the end: a new order is inserted in its final state, a known one gets one
+ * update with everything the batch changed.
+ */
+interface OrderStore {
+  get(id: string): Promise<Loaded | undefined>;
+  clashes(tenantId: string, id: string, day: string, number: string, key: string | null): Promise<Clashes>;
+  insert(row: OrdersTable, items: OrderItemsTable[]): Promise<void>;
+  /** `get(id)` must have found the order in this store first. */
+  update(id: string, patch: Partial<OrdersTable>): Promise<void>;
+}
+
+function clashesOf(claims: Claim[], tenantId: string, id: string, day: string, number: string, key: string | null, stale: (c: Claim) => boolean = () => false): Clashes {
+  const existing = claims.find((c) => c.id === id);
+  const others = claims.filter((c) => c.id !== id && c.tenant_id === tenantId && !stale(c));
+  const numberHolder = others.find((c) => c.business_day === day && c.number === number)?.id;
+  const keyHolder = key === null ? undefined : others.find((c) => c.idempotency_key === key)?.id;
+  return { ...(existing ? { existing } : {}), ...(numberHolder ? { numberHolder } : {}), ...(keyHolder ? { keyHolder } : {}) };
+}
+
+const directStore = (trx: Tx): OrderStore => ({
+  get: (id) => loadOrder(trx, id),
+  async clashes(tenantId, id, day, number, key) {
+    return clashesOf(await readClaims(trx, tenantId, id, day, number, key), tenantId, id, day, number, key);
+  },
+  async insert(row, items) {
+    await trx.insertInto('orders').values(row).execute();
+    await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
+  },
+  async update(id, patch) {
+    await trx.updateTable('orders').set(patch).where('id', '=', id).execute();
+  },
+});
+
+const numberKey = (r: Pick<OrdersTable, 'tenant_id' | 'business_day' | 'number'>) => `${r.tenant_id}\u0000${r.business_day}\u0000${r.number}`;
+const idemKey = (r: Pick<OrdersTable, 'tenant_id' | 'idempotency_key'>) => (r.idempotency_key === null ? null : `${r.tenant_id}\u0000${r.idempotency_key}`);
+
+/** The batch form of the store (see OrderStore): one read per order per batch, one write per order at the flush. */
+class OrdersBatch implements OrderStore, BatchState {
+  private readonly entries = new Map<string, Loaded & { isNew: boolean; patch: Partial<OrdersTable> }>();
+  /** Number and idempotency key → the cached order holding it now (the database may still show an older holder). */
+  private readonly numbers = new Map<string, string>();
+  private readonly keys = new Map<string, string>();
+
+  constructor(private readonly trx: Tx) {}
+
+  private index(row: OrdersTable): void {
+    this.numbers.set(numberKey(row), row.id);
+    const k = idemKey(row);
+    if (k) this.keys.set(k, row.id);
+  }
+
+  private unindex(row: OrdersTable): void {
+    if (this.numbers.get(numberKey(row)) === row.id) this.numbers.delete(numberKey(row));
+    const k = idemKey(row);
+    if (k && this.keys.get(k) === row.id) this.keys.delete(k);
+  }
+
+  async get(id: string): Promise<Loaded | undefined> {
+    const cached = this.entries.get(id);
+    if (cached) return cached;
+    const found = await loadOrder(this.trx, id);
+    if (found) {
+      this.entries.set(id, { ...found, isNew: false, patch: {} });
+      this.index(found.row);
+    }
+    return found;
+  }
+
+  async clashes(tenantId: string, id: string, day: string, number: string, key: string | null): Promise<Clashes> {
+    const cached = this.entries.get(id);
+    if (cached) return { existing: cached.row };
+    const claims = await readClaims(this.trx, tenantId, id, day, number, key);
+    // A database row whose order this batch already changed speaks for its old values only.
+    const stale = (c: Claim) => {
+      const e = this.entries.get(c.id);
+      return e !== undefined && (e.row.number !== c.number || e.row.business_day !== c.business_day || e.row.idempotency_key !== c.idempotency_key);
+    };
+    const found = clashesOf(claims, tenantId, id, day, number, key, stale);
+    const numberHolder = found.numberHolder ?? this.numbers.get(numberKey({ tenant_id: tenantId, business_day: day, number }));
+    const keyHolder = found.keyHolder ?? (key === null ? undefined : this.keys.get(`${tenantId}\u0000${key}`));
+    return { ...found, ...(numberHolder && numberHolder !== id ? { numberHolder } : {}), ...(keyHolder && keyHolder !== id ? { keyHolder } : {}) };
+  }
+
+  async insert(row: OrdersTable, items: OrderItemsTable[]): Promise<void> {
+    this.entries.set(row.id, { row: { ...row }, items, isNew: true, patch: {} });
+    this.index(row);
+  }
+
+  async update(id: string, patch: Partial<OrdersTable>): Promise<void> {
+    const e = this.entries.get(id);
+    if (!e) throw new Error(`order ${id} is not in this batch`);
+    this.unindex(e.row);
+    Object.assign(e.row, patch);
+    if (!e.isNew) Object.assign(e.patch, patch);
+    this.index(e.row);
+  }
+
+  async flush(trx: Tx): Promise<void> {
+    const fresh: OrdersTable[] = [];
+    const items: OrderItemsTable[] = [];
+    // Known orders first: a number one of them gives up may be the number of a new one.
+    for (const e of this.entries.values()) {
+      if (e.isNew) {
+        fresh.push(e.row);
+        items.push(...e.items);
+      } else if (Object.keys(e.patch).length > 0) {
+        await trx.updateTable('orders').set(e.patch).where('id', '=', e.row.id).execute();
+      }
+    }
+    for (let i = 0; i < fresh.length; i += 50) await trx.insertInto('orders').values(fresh.slice(i, i + 50)).execute();
+    await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
+    this.entries.clear();
+    this.numbers.clear();
+    this.keys.clear();
+  }
+}
+
+const storeFor = (trx: Tx, ctx: ApplyContext): OrderStore => (ctx.batch ? ctx.batch.state('orders', () => new OrdersBatch(trx)) : directStore(trx));
+
 async function addHistory(trx: Tx, change: SyncChange, h: OrderStatusHistoryTable | undefined, ctx: ApplyContext): Promise<void> {
   if (!h || typeof h.id !== 'string' || !isStatus(h.to_status)) return;
   const row = { ...h, tenant_id: change.tenant_id, order_id: change.entity_id } as OrderStatusHistoryTable & Record<string, unknown>;
-  // A ledger no apply reads back: the cloud's push writes a batch's rows together.
+  // A ledger no apply reads back: a batch writes its rows together.
   if (ctx.deferLedger) ctx.deferLedger('order_status_history', row);
   else await insertIfAbsent(trx, 'order_status_history', row);
 }
 
-async function applyCreated(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<{ conflict?: string; idempotency_key?: string | null; order?: Order }> {
+async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx: ApplyContext): Promise<{ conflict?: string; idempotency_key?: string | null; order?: Order }> {
   const p = change.payload as CreatedPayload;
   const o = p?.order;
   if (!o || o.id !== change.entity_id || !Array.isArray(o.items) || typeof o.number !== 'string' || typeof p.business_day !== 'string') {
     throw new RejectOp('Ongeldige bestelling.');
   }
-  const existing = await trx.selectFrom('orders').select(['id', 'tenant_id']).where('id', '=', o.id).executeTakeFirst();
+  let key = p.idempotency_key ?? null;
+  const clashes = await store.clashes(change.tenant_id, o.id, p.business_day, o.number, key);
+  const { existing } = clashes;
   if (existing) {
     if (existing.tenant_id !== change.tenant_id) throw new RejectOp('Deze bestelling hoort bij een ander restaurant.');
     // Applied before: ids are born once, where the order was taken. When adopting, take the
     // number and key the cloud settled on (it renames an order whose number was already taken).
-    if (ctx.mode === 'adopt') {
-      await trx.updateTable('orders').set({ number: o.number, idempotency_key: p.idempotency_key ?? null }).where('id', '=', o.id).execute();
+    if (ctx.mode === 'adopt' && (existing.number !== o.number || existing.idempotency_key !== key)) {
+      await store.get(o.id);
+      await store.update(o.id, { number: o.number, idempotency_key: key });
     }
     return {};
   }
   const notes: string[] = [];
-  // Numbers come from per-origin sequences and should never collide; if two devices of one tenant
-  // share a prefix, keep both orders and make the later number distinct rather than lose one.
+  // Numbers come from per-origin sequences and collide only when two appliances of one tenant share
+  // a prefix: the cloud keeps both orders and gives the later one the distinct number
+  // `<number>-<last 4 of its id>`. An appliance adopting the cloud's order moves its own holder of
+  // that number to exactly the name the cloud gives (or gave) it; likewise the key stays with the
+  // order the cloud saw first.
   let number = o.number;
-  const numberTaken = await trx
-    .selectFrom('orders')
-    .select('id')
-    .where('tenant_id', '=', change.tenant_id)
-    .where('business_day', '=', p.business_day)
-    .where('number', '=', number)
-    .executeTakeFirst();
-  if (numberTaken) {
-    number = `${o.number}-${o.id.slice(-4)}`;
-    notes.push(`Bestelnummer ${o.number} bestond al op ${p.business_day}; deze bestelling heet nu ${number}.`);
+  if (clashes.numberHolder) {
+    const suffixed = (n: string, id: string) => `${n}-${id.slice(-4)}`;
+    if (ctx.mode === 'adopt') {
+      await store.get(clashes.numberHolder);
+      await store.update(clashes.numberHolder, { number: suffixed(o.number, clashes.numberHolder) });
+    } else {
+      number = suffixed(o.number, o.id);
+      notes.push(`Bestelnummer ${o.number} bestond al op ${p.business_day}; deze bestelling heet nu ${number}.`);
+    }
   }
-  let key = p.idempotency_key ?? null;
-  if (key) {
-    const keyTaken = await trx.selectFrom('orders').select('id').where('tenant_id', '=', change.tenant_id).where('idempotency_key', '=', key).executeTakeFirst();
-    if (keyTaken) {
+  if (key && clashes.keyHolder) {
+    if (ctx.mode === 'adopt') {
+      await store.get(clashes.keyHolder);
+      await store.update(clashes.keyHolder, { idempotency_key: null, request_hash: null });
+    } else {
       key = null;
       notes.push('De idempotency-sleutel van deze bestelling was al gebruikt voor een andere bestelling.');
     }
@@ -136,7 +293,6 @@ async function applyCreated(trx: Tx, change: SyncChange, ctx: ApplyContext): Pro
     created_at: o.created_at,
     updated_at: o.updated_at,
   };
-  await trx.insertInto('orders').values(row).execute();
   const items: OrderItemsTable[] = o.items.map((i, position) => ({
     id: i.id,
     tenant_id: change.tenant_id,
@@ -149,7 +305,7 @@ async function applyCreated(trx: Tx, change: SyncChange, ctx: ApplyContext): Pro
     total_cents: i.total_cents,
     notes: i.notes ?? null,
   }));
-  await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
+  await store.insert(row, items);
   await addHistory(trx, change, p.history, ctx);
   // Just inserted: the resulting state is these rows (items by position), no need to read them back.
   const order = toOrderDto(row, items);
@@ -179,16 +335,17 @@ export const ordersSync: EntityDescriptor[] = [
     merge: 'monotonic-status',
     tables: ['orders', 'order_items', 'order_status_history'],
     async apply(trx, change, ctx) {
+      const store = storeFor(trx, ctx);
       let conflict: string | undefined;
       let merged: Record<string, unknown> = {};
       let order: Order;
       if (change.kind === 'order.created') {
-        const r = await applyCreated(trx, change, ctx);
+        const r = await applyCreated(trx, store, change, ctx);
         conflict = r.conflict;
-        order = r.order ?? (await snapshot(trx, change.entity_id));
+        order = r.order ?? (await snapshot(store, change.entity_id));
         if (r.idempotency_key !== undefined) merged = { idempotency_key: r.idempotency_key };
       } else if (change.kind === 'order.status_changed' || change.kind === 'order.paid') {
-        const found = await loadOrder(trx, change.entity_id);
+        const found = await store.get(change.entity_id);
         if (!found || found.row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');
         const { row } = found;
         const p = change.payload as StatusPayload;
@@ -204,12 +361,14 @@ export const ordersSync: EntityDescriptor[] = [
           patch.payment_status = 'paid'; // paid never reverts
         }
         if (ctx.mode === 'adopt' && p?.order?.payment_status === 'paid' && row.payment_status !== 'paid') patch.payment_status = 'paid';
+        // The resulting state: the row as read plus this patch; a status or payment change leaves the items as they are.
         if (Object.keys(patch).length > 0) {
           patch.updated_at = change.created_at > row.updated_at ? change.created_at : row.updated_at;
-          await trx.updateTable('orders').set(patch).where('id', '=', row.id).execute();
+          order = toOrderDto({ ...row, ...patch }, found.items);
+          await store.update(row.id, patch);
+        } else {
+          order = toOrderDto(row, found.items);
         }
-        // The resulting state: the row as read plus this patch; a status or payment change leaves the items as they are.
-        order = toOrderDto({ ...row, ...patch }, found.items);
       } else {
         throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
       }
