@@ -23,9 +23,12 @@ export class SyncStopped extends Error {
 
 /** Worth retrying later (no connection, cloud unavailable, partial push). */
 export class SyncTransient extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** True when the cloud could not be reached at all (no network, DNS, refused), as opposed to an answer saying "later". */
+  readonly unreachable: boolean;
+  constructor(message: string, options?: { cause?: unknown; unreachable?: boolean }) {
     super(message, options);
     this.name = 'SyncTransient';
+    this.unreachable = options?.unreachable ?? false;
   }
 }
 
@@ -90,7 +93,7 @@ export class SyncEngine {
     try {
       reply = await this.o.transport.send({ method, path, ...args });
     } catch (err) {
-      throw new SyncTransient('Geen verbinding met de cloud.', { cause: err });
+      throw new SyncTransient('Geen verbinding met de cloud.', { cause: err, unreachable: true });
     }
     if (reply.status >= 200 && reply.status < 300) return reply.body as T;
     const body = (reply.body ?? {}) as { error?: string; details?: { field: string }[] };

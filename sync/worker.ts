@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { ChangeRecord } from '../server/db/change-log.js';
 import { newId } from '../server/shared/ids.js';
-import { LEASE_MS, LeaseLost, STATE_ID, SyncEngine, SyncStopped, type EngineOptions } from './engine.js';
+import { LEASE_MS, LeaseLost, STATE_ID, SyncEngine, SyncStopped, SyncTransient, type EngineOptions } from './engine.js';
 import type { SyncStatusBoard } from './status.js';
 import { envFailpoint } from './failpoint.js';
 import { httpTransport } from './transport.js';
@@ -18,13 +18,27 @@ export interface WorkerOptions extends Omit<EngineOptions, 'holder'> {
   longPollMs?: number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Cap while the cloud cannot be reached at all: trying a dead connection costs the cloud nothing, and it bounds how long a healed connection waits. */
+  maxOfflineBackoffMs?: number;
+}
+
+/**
+ * The next pause (before jitter) after `previous` ms: doubling from `min`; up to `max` when the
+ * cloud answered "not now" (503, partial push: it is busy, back off); up to `maxOffline` when it
+ * could not be reached (no network: nothing to spare, and the kitchen wants the queue drained soon
+ * after the line comes back); half a lease when another runner holds the lease.
+ */
+export function nextBackoff(previous: number, err: unknown, o: { min: number; max: number; maxOffline: number }): number {
+  if (err instanceof LeaseLost) return LEASE_MS / 2;
+  const cap = err instanceof SyncTransient && err.unreachable ? Math.min(o.max, o.maxOffline) : o.max;
+  return Math.min(cap, previous ? previous * 2 : o.min);
 }
 
 /**
  * The appliance's sync loop (ARCHITECTURE §4): push what is pending, pull until caught up, then
  * long-poll the cloud so a web order arrives within a second or two; a local commit cuts the
  * long-poll short so the push goes out at once. Errors back off exponentially (with jitter) up to
- * a minute; a refused version or revoked key stops the loop and is shown in /sync/status.
+ * a minute when the cloud is busy, up to 10 s when it cannot be reached (`nextBackoff`); a refused version or revoked key stops the loop and is shown in /sync/status.
  */
 export class SyncWorker {
   /** `host:pid:uuid`, so a restarted process can tell that the holder it finds died (SIGKILL, crash) without releasing the lease. */
@@ -121,6 +135,7 @@ export class SyncWorker {
     const { board, clock } = this.o;
     const min = this.o.minBackoffMs ?? 1_000;
     const max = this.o.maxBackoffMs ?? 60_000;
+    const maxOffline = this.o.maxOfflineBackoffMs ?? 10_000;
     let backoff = 0;
     // Known from an earlier run even before the cloud answers, so an offline start is reported too.
     this.tenantId = (await this.engine.readState().catch(() => undefined))?.tenant_id ?? null;
@@ -162,7 +177,7 @@ export class SyncWorker {
         this.o.log?.('sync: error, retrying', { reason: message, backoff_ms: backoff });
         await this.o.db.updateTable('sync_state').set({ last_error: message, last_error_at: at }).where('id', '=', STATE_ID).execute().catch(() => {});
         await board.report(this.tenantId, { started: true, online: err instanceof LeaseLost, lastError: message, lastErrorAt: at }).catch(() => {});
-        backoff = err instanceof LeaseLost ? LEASE_MS / 2 : Math.min(max, backoff ? backoff * 2 : min);
+        backoff = nextBackoff(backoff, err, { min, max, maxOffline });
         await this.sleep(backoff * (0.75 + Math.random() * 0.5));
       }
     }

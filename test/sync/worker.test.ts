@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { io as connect } from 'socket.io-client';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
-import { STATE_ID } from '../../sync/engine.js';
+import { LeaseLost, STATE_ID, SyncTransient } from '../../sync/engine.js';
 import type { SyncStatus } from '../../sync/status.js';
-import { holderIsDead, SyncWorker } from '../../sync/worker.js';
+import { holderIsDead, nextBackoff, SyncWorker } from '../../sync/worker.js';
 import os from 'node:os';
 import { cookieFrom } from '../helpers/app.js';
 import { twoNodes, type Appliance, type FakeTransport } from './harness.js';
@@ -127,6 +127,33 @@ describe('sync worker', () => {
     await until(async () => (await cloud.services.tenants.getSettings(tenant.id)).slot_minutes === 20);
     await until(async () => events.some((e) => e.state === 'online' && e.pending === 0));
     expect(transport.calls.length).toBeGreaterThan(calls);
+    await w.stop();
+  });
+
+  it('backs off up to a minute when the cloud is busy, but retries a dead connection at least every 10 s', () => {
+    const o = { min: 1_000, max: 60_000, maxOffline: 10_000 };
+    const walk = (err: unknown) => {
+      const out: number[] = [];
+      for (let b = 0, i = 0; i < 8; i++) out.push((b = nextBackoff(b, err, o)));
+      return out;
+    };
+    expect(walk(new SyncTransient('De cloud is tijdelijk niet beschikbaar.'))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000]);
+    expect(walk(new SyncTransient('Geen verbinding met de cloud.', { unreachable: true }))).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000, 10_000, 10_000]);
+    expect(nextBackoff(60_000, new LeaseLost(), o)).toBe(15_000);
+  });
+
+  it('after a long outage the queue drains soon after the connection heals (the offline back-off stays short)', async () => {
+    const { cloud, tenant, transport, appliance } = await twoNodes();
+    await appliance.engine.syncOnce();
+    const w = worker(appliance, transport, { maxBackoffMs: 60_000, maxOfflineBackoffMs: 100 });
+    transport.offline = true;
+    w.start();
+    await appliance.services.tenants.patchSettings(tenant.id, { slot_minutes: 25 });
+    await new Promise((r) => setTimeout(r, 1_500)); // with a 60 s cap the pause would have grown past 1 s by now
+    transport.offline = false;
+    const healed = Date.now();
+    await until(async () => (await cloud.services.tenants.getSettings(tenant.id)).slot_minutes === 25, 5_000);
+    expect(Date.now() - healed).toBeLessThan(1_000);
     await w.stop();
   });
 
