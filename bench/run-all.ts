@@ -1,6 +1,6 @@
 /**
  * npm run bench: the orders benchmark (autocannon, three servers), the fan-out benchmark, the sync
- * catch-up (8-hour outage; the 7-day one with BENCH_SYNC_SCENARIOS=8h,7d) and the sync delay, one
+ * catch-up (8-hour and 7-day outages; BENCH_SYNC_SCENARIOS picks) and the sync delay, one
  * after the other (never concurrently: they would share the two cores). Not part of npm test.
  * Every server is a child process on 127.0.0.1 that stops with the run.
  * BENCH_ONLY=orders,fanout,sync-catchup,sync-delay picks some of them.
@@ -19,7 +19,7 @@ setTimeout(() => {
 }, 30 * 60_000).unref();
 
 const only = new Set((process.env.BENCH_ONLY ?? 'orders,fanout,sync-catchup,sync-delay').split(',').map((s) => s.trim()));
-process.env.BENCH_SYNC_SCENARIOS ??= '8h';
+process.env.BENCH_SYNC_SCENARIOS ??= '8h,7d';
 const out: string[] = [];
 if (only.has('orders')) {
   out.push(report(await runOrdersBench()));

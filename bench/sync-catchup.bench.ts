@@ -7,8 +7,11 @@
  * appliance through the real services (orders with 3-7 items, each moved through 2-4 statuses and
  * paid, interleaved as in a busy service, on a clock that walks through the outage) while the cloud
  * takes web orders; then reconnect and time until the push is acknowledged and the pull reports
- * has_more=false (what the sync worker does: push everything, then pull until caught up). At the
- * end both databases must hold the same orders with the same statuses, items and history.
+ * has_more=false (what the sync worker does: push everything, then pull until caught up). A web
+ * shop keeps ordering in the cloud over HTTP (one order every 100 ms) for 2 s before the catch-up
+ * (baseline) and during it: the catch-up holds the tenant's write lock per push chunk, so this shows
+ * what customers feel. At the end both databases must hold the same orders with the same statuses,
+ * items and history.
  *
  *   npx tsx bench/sync-catchup.bench.ts
  *   BENCH_SYNC_SCENARIOS=8h,7d BENCH_SYNC_REPEAT=1 BENCH_SYNC_ORDERS_PER_DAY=1000 BENCH_SYNC_WEB_PER_DAY=100
@@ -23,9 +26,9 @@ import { ManualClock } from '../server/shared/clock.js';
 import type { OrderStatus } from '../server/modules/orders/orders.schemas.js';
 import { SyncEngine } from '../sync/engine.js';
 import { httpTransport } from '../sync/transport.js';
-import { machine, table } from './lib/format.js';
+import { machine, percentile, table } from './lib/format.js';
 import { assertDurability } from './lib/seed.js';
-import { compareOrders, mib, rssSampler, startCloud, TimedTransport, webOrders, type CloudInfo } from './lib/sync.js';
+import { compareOrders, mib, rssSampler, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
 import { benchConfig } from './lib/tmp.js';
 
 export interface Scenario {
@@ -53,6 +56,8 @@ export interface CatchupResult {
   pushBytes: number;
   peakRssAppliance: number;
   peakRssCloud: number;
+  /** Web orders posted to the cloud every 100 ms: answer latency (ms) before the catch-up (idle) and during it. */
+  web: { idle: number[]; during: number[] };
   verify: Awaited<ReturnType<typeof compareOrders>>;
 }
 
@@ -111,7 +116,7 @@ async function generateOutage(rt: Runtime, clock: ManualClock, cloud: CloudInfo,
 }
 
 export async function runCatchup(s: Scenario, log: (m: string) => void = console.log): Promise<CatchupResult> {
-  const { server, info } = await startCloud();
+  const { server, info, cookie } = await startCloud();
   const { config, cleanup } = benchConfig('sync');
   const clock = new ManualClock(new Date());
   const rt = await createRuntime(config, { clock });
@@ -138,8 +143,14 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     const pending = await engine.pendingCount();
     log(`  generated ${gen.orders} orders, ${gen.items} items, ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
 
-    // Reconnect: push until acknowledged, pull until has_more=false.
+    // The web shop's latency while nothing else happens, as the baseline for the same during the catch-up.
+    let shop = webShop(server, cookie, info.products);
+    await new Promise((r) => setTimeout(r, 2_000));
+    const idle = await shop.stop();
+
+    // Reconnect: push until acknowledged, pull until has_more=false; customers keep ordering.
     transport.reset();
+    shop = webShop(server, cookie, info.products);
     const rss = rssSampler([server.child.pid!]);
     const t0 = performance.now();
     let pushBatches = 0;
@@ -162,7 +173,10 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       if (!r.more) break;
     }
     const t2 = performance.now();
+    const during = await shop.stop();
     const peak = rss.stop();
+    // Not timed: the web orders that came in after the last page.
+    for (let more = true; more; ) more = (await engine.pullOnce()).more;
     if ((await engine.pendingCount()) !== 0) throw new Error('bench: ops still pending after the catch-up');
     const verify = await compareOrders(rt, info);
     return {
@@ -181,6 +195,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       pushBytes: transport.get('/api/v1/sync/push').bytesOut,
       peakRssAppliance: peak.self,
       peakRssCloud: peak.others[0]!,
+      web: { idle, during },
       verify,
     };
   } finally {
@@ -192,9 +207,17 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
 
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 
+function webFigures(w: CatchupResult['web']): string {
+  const pp = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return `${percentile(s, 50).toFixed(0)}/${percentile(s, 99).toFixed(0)}`;
+  };
+  return `${pp(w.idle)} → ${pp(w.during)} (${w.during.length})`;
+}
+
 export function catchupReport(results: CatchupResult[]): string {
   const rows: Array<Array<string | number>> = [
-    ['scenario', 'orders/items/ops', 'catch-up s', 'target', 'push s (batches)', 'pull s (pages)', 'ops/s', 'cloud wait push/pull s', 'appliance local s', 'RSS appl/cloud', 'converged'],
+    ['scenario', 'orders/items/ops', 'catch-up s', 'target', 'push s (batches)', 'pull s (pages)', 'ops/s', 'cloud wait push/pull s', 'appliance local s', 'web order p50/p99 ms idle → during', 'RSS appl/cloud', 'converged'],
   ];
   for (const r of results) {
     const ops = r.pushedOps + r.pulledChanges;
@@ -209,6 +232,7 @@ export function catchupReport(results: CatchupResult[]): string {
       Math.round(ops / (r.wallMs / 1000)),
       `${sec(r.httpPushMs)}/${sec(r.httpPullMs)}`,
       sec(local),
+      webFigures(r.web),
       `${mib(r.peakRssAppliance)}/${mib(r.peakRssCloud)}`,
       r.verify.problems.length === 0 ? `yes (${r.verify.orders} orders)` : r.verify.problems.join('; '),
     ]);
@@ -228,7 +252,7 @@ export async function runSyncCatchupBench(): Promise<CatchupResult[]> {
       console.log(`- ${s.name}, run ${k + 1}/${repeat}`);
       const r = await runCatchup(s);
       console.log(
-        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)}, cloud ${mib(r.peakRssCloud)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}`}`,
+        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); web orders p50/p99 ms idle → during: ${webFigures(r.web)}; bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)}, cloud ${mib(r.peakRssCloud)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}`}`,
       );
       results.push(r);
     }

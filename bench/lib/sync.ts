@@ -128,3 +128,35 @@ export async function compareOrders(appliance: Runtime, cloud: CloudInfo): Promi
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/**
+ * A customer ordering on the web shop: POST /api/v1/orders to the cloud every `everyMs` until
+ * stopped; returns each answer's latency (ms). Every answer must be a 201.
+ */
+export function webShop(server: BenchServer, cookie: string, products: CloudInfo['products'], everyMs = 100): { stop(): Promise<number[]> } {
+  const latencies: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${server.url}/api/v1/orders`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [{ product_id: products[i % products.length]!.id, quantity: 1 }], customer: { name: `Web ${i}` } }),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 201) throw new Error(`bench: POST /orders answered ${res.status}`);
+      const ms = performance.now() - t0;
+      latencies.push(ms);
+      if (running) await sleep(Math.max(0, everyMs - ms));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return latencies;
+    },
+  };
+}
+
