@@ -5,7 +5,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config.js';
 import type { ChangeLog } from './db/change-log.js';
 import type { DbHandle } from './db/connection.js';
-import { rateLimited } from './shared/errors.js';
+import { rateLimited, shuttingDown } from './shared/errors.js';
 import type { Clock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
 import { MUTATING_METHODS } from './shared/rate-limit.js';
@@ -44,7 +44,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => newId(),
-    return503OnClosing: true,
+    // Our own answer during shutdown instead (below): Fastify's has a fixed English body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
   });
   // An empty body sent with Content-Type: application/json is "no body" (many HTTP clients set the
@@ -66,6 +67,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (cluster) app.addHook('onClose', () => cluster.close());
 
   await app.register(errorsPlugin);
+  // During close() in-flight requests finish, idle connections are closed, and a request that still
+  // arrives (pipelined behind one in flight on a kept-alive connection) gets a 503 in the contract's
+  // shape with `Connection: close`.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw shuttingDown();
+  });
   await app.register(cookie);
   await app.register(rateLimit, {
     // With Redis the budget is one per client IP across all nodes; a Redis outage lets requests

@@ -59,8 +59,9 @@ export function toAppError(err: unknown): AppError | undefined {
 async function errorsPlugin(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     let appError = toAppError(err);
-    if (!appError || appError.code === 'INTERNAL') {
-      // A bug or an outage: log everything, tell the client nothing internal.
+    if (!appError || (appError.code === 'INTERNAL' && appError.statusCode === 500)) {
+      // A bug or an outage: log everything, tell the client nothing internal. (A 503 made on
+      // purpose, e.g. `shuttingDown` or sync's `unavailable`, keeps its own message and Retry-After.)
       request.log.error({ err }, isResponseSerializationError(err) ? 'response did not match its schema' : 'unhandled error');
       appError = internal();
     } else if (appError.statusCode >= 500) {
@@ -68,7 +69,9 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
     }
     if (appError.headers) reply.headers(appError.headers);
     const body: ErrorBody = appError.toBody();
-    return reply.code(appError.statusCode).type('application/json; charset=utf-8').send(body);
+    // Serialised here, not by the route's response schema: an error body is always this shape, also
+    // where a route declares another body for the same status (e.g. /health's 503).
+    return reply.code(appError.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(body));
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -72,3 +72,9 @@ export const rateLimited = (retryAfterSeconds: number) =>
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
 export const internal = () => new AppError('INTERNAL', 'Er ging iets mis aan onze kant. Probeer het opnieuw.');
+/** A request that reaches a server already shutting down (503, the client retries elsewhere or soon). */
+export const shuttingDown = () =>
+  new AppError('INTERNAL', 'De server wordt afgesloten; probeer het over een paar seconden opnieuw.', {
+    status: 503,
+    headers: { 'retry-after': '5', connection: 'close' },
+  });

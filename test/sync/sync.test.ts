@@ -166,6 +166,43 @@ describe('sync protocol', () => {
     expect(again.json().results.map((r: { status: string; duplicate: boolean }) => `${r.status}:${r.duplicate}`)).toEqual(['rejected:true', 'rejected:true', 'applied:true']);
   });
 
+  it('a transient database failure in the cloud is a 503 with Retry-After: nothing acknowledged, and the retry applies the op once', async () => {
+    const { cloud, tenant, transport, appliance } = await twoNodes();
+    await appliance.engine.syncOnce();
+    await appliance.services.tenants.patchSettings(tenant.id, { max_party_size: 14 });
+    const write = cloud.changes.write.bind(cloud.changes);
+    // The database connection drops mid-push (PostgreSQL: 57P01 admin shutdown).
+    cloud.changes.write = async () => {
+      throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    };
+    await expect(appliance.engine.pushOnce()).rejects.toThrow('De cloud is tijdelijk niet beschikbaar; de synchronisatie probeert het zo opnieuw.');
+    const res = await cloud.req({ method: 'POST', url: '/api/v1/sync/push', headers: { authorization: `Bearer ${transport.key}` }, payload: { ...V, ops: [] } });
+    expect(res.statusCode).toBe(200); // nothing to write, nothing to fail
+    expect(await appliance.engine.pendingCount()).toBe(1);
+    const last = transport.calls.at(-1)!;
+    expect([last.path, last.status]).toEqual(['/api/v1/sync/push', 503]);
+    cloud.changes.write = write;
+    expect((await appliance.engine.pushOnce()).results.map((r) => r.status)).toEqual(['applied']);
+    expect(await appliance.engine.pendingCount()).toBe(0);
+    expect((await cloud.services.tenants.getSettings(tenant.id)).max_party_size).toBe(14);
+    expect(await cloud.handle.db.selectFrom('sync_ops').select('op_id').execute()).toHaveLength(1);
+  });
+
+  it('the 503 of a cloud that cannot reach its database keeps its Dutch message and Retry-After', async () => {
+    const { cloud, transport } = await twoNodes();
+    const write = cloud.changes.write.bind(cloud.changes);
+    cloud.changes.write = async () => {
+      throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '08006' });
+    };
+    const now = new Date().toISOString();
+    const ops = [{ op_id: '01900000-0000-7000-8000-000000000009', device_seq: 1, entity: 'tenant', entity_id: 'x', kind: 'settings.updated', payload: { fields: {} }, created_at: now }];
+    const res = await cloud.req({ method: 'POST', url: '/api/v1/sync/push', headers: { authorization: `Bearer ${transport.key}` }, payload: { ...V, ops } });
+    cloud.changes.write = write;
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toEqual({ error: 'De cloud is tijdelijk niet beschikbaar; de synchronisatie probeert het zo opnieuw.', code: 'INTERNAL' });
+  });
+
   it('stores the pull cursor in the same transaction as the page: a crash before the cursor applies nothing', async () => {
     const { cloud, tenant, appliance } = await twoNodes({ pullLimit: 2 });
     await appliance.engine.syncOnce();

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -324,5 +325,36 @@ describe('error shapes (CONTRACT §2)', () => {
     const staff = await t.req({ method: 'GET', url: '/api/v1/settings', cookie: await r.staffCookie() });
     expect(staff.statusCode).toBe(403);
     expect(staff.json()).toEqual({ error: 'Je hebt geen toegang tot deze functie.', code: 'FORBIDDEN' });
+  });
+});
+
+describe('shutdown', () => {
+  it('a request that arrives while the server closes (pipelined behind one in flight) gets a 503 in the contract shape; the one in flight completes', async () => {
+    const t = await createTestApp({ autoClose: false });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as net.AddressInfo;
+    const body = JSON.stringify({ slug: 'sluiting', name: 'Sluiting', admin_email: 'a@sluiting.example', admin_password: 'een-lang-wachtwoord' });
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString()));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // The first request is in flight (headers and half its body sent) when the server starts closing.
+    socket.write(`POST /api/v1/setup HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    const closing = t.app.close();
+    await new Promise((r) => setTimeout(r, 100));
+    socket.write(`${body.slice(10)}GET /api/v1/health HTTP/1.1\r\nHost: t\r\n\r\n`);
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 5_000))]);
+    await closing;
+    await t.close();
+    const answers = received.split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 201 /);
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 503 /);
+    expect(answers[1]).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answers[1]).toMatch(/\r\nretry-after: 5\r\n/i);
+    const json = JSON.parse(answers[1]!.slice(answers[1]!.indexOf('\r\n\r\n') + 4)) as { error: string; code: string };
+    expect(json).toEqual({ error: 'De server wordt afgesloten; probeer het over een paar seconden opnieuw.', code: 'INTERNAL' });
+    expectDutch(json.error);
   });
 });
