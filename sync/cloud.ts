@@ -6,7 +6,7 @@ import type { SyncDevicesTable, SyncOpsTable } from '../server/db/database.js';
 import { isUniqueViolation } from '../server/db/errors.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import type { Clock } from '../server/shared/clock.js';
-import { AppError, isAppError, notFound, unauthorized } from '../server/shared/errors.js';
+import { AppError, invalidField, isAppError, notFound, unauthorized } from '../server/shared/errors.js';
 import { newId } from '../server/shared/ids.js';
 import { newToken, sha256 } from '../server/shared/secrets.js';
 import { isTransientDbError } from './errors.js';
@@ -19,6 +19,7 @@ import {
   type PullResponse,
   type PushBody,
   type PushResponse,
+  type SnapshotResponse,
   type VersionWindow,
   type WireOp,
 } from './protocol.js';
@@ -320,6 +321,30 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       return { ...versions(), acked_through: acked, results, complete };
     },
 
+    /**
+     * Snapshot bootstrap, one page: the tenant's current rows, entity by entity in registry order,
+     * as changes to adopt. The first page fixes `seq` (the tenant's last committed seq: every change
+     * up to it is in the rows read afterwards); the appliance pulls from there once the last page is
+     * in, so a change committed while it copies is applied again on top, never lost.
+     */
+    async snapshot(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor?: string; limit: number }): Promise<SnapshotResponse> {
+      checkVersions(q.protocol_version, q.schema_version);
+      const descriptors = reg.descriptors();
+      try {
+        let pos = q.cursor === undefined ? { seq: await changes.lastSeq(device.tenant_id), at: 0, after: null as string | null } : decodeSnapshotCursor(q.cursor, descriptors.length);
+        const out: SnapshotResponse['changes'] = [];
+        while (pos.at < descriptors.length && out.length < q.limit) {
+          const page = await descriptors[pos.at]!.snapshot(db, device.tenant_id, pos.after, q.limit - out.length);
+          out.push(...page.changes);
+          pos = page.next === null ? { ...pos, at: pos.at + 1, after: null } : { ...pos, after: page.next };
+        }
+        return { ...versions(), seq: pos.seq, changes: out, next_cursor: pos.at < descriptors.length ? encodeSnapshotCursor(pos) : null };
+      } catch (err) {
+        if (isTransientDbError(err)) throw unavailable();
+        throw err;
+      }
+    },
+
     /** Changes after the cursor in seq order; with `wait`, a long-poll until something commits. */
     async pull(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor: number; limit: number; wait: number }, signal?: AbortSignal): Promise<PullResponse> {
       checkVersions(q.protocol_version, q.schema_version);
@@ -359,6 +384,29 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       }
     },
   };
+}
+
+interface SnapshotPosition {
+  /** The tenant's seq when the snapshot began. */
+  seq: number;
+  /** Index of the entity being copied (registry order). */
+  at: number;
+  /** Last id copied of that entity. */
+  after: string | null;
+}
+
+const encodeSnapshotCursor = (p: SnapshotPosition) => Buffer.from(JSON.stringify([p.seq, p.at, p.after])).toString('base64url');
+
+function decodeSnapshotCursor(cursor: string, entities: number): SnapshotPosition {
+  try {
+    const [seq, at, after] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (Number.isSafeInteger(seq) && (seq as number) >= 0 && Number.isSafeInteger(at) && (at as number) >= 0 && (at as number) < entities && (after === null || typeof after === 'string')) {
+      return { seq: seq as number, at: at as number, after: after as string | null };
+    }
+  } catch {
+    // fall through: not one of ours
+  }
+  throw invalidField('cursor', 'is geen cursor van een momentopname; begin opnieuw zonder cursor.');
 }
 
 export type SyncCloud = ReturnType<typeof createSyncCloud>;

@@ -4,7 +4,7 @@ import type { SyncStateTable } from '../server/db/database.js';
 import { setMeta } from '../server/db/meta.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import type { Clock } from '../server/shared/clock.js';
-import { PROTOCOL_VERSION, type HelloResponse, type PullResponse, type PushResponse, type WireChange, type WireOp } from './protocol.js';
+import { PROTOCOL_VERSION, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
 import { registry as defaultRegistry, type SyncRegistry } from './registry.js';
 import type { SyncTransport } from './transport.js';
 import { TxBatch } from './apply-helpers.js';
@@ -25,10 +25,13 @@ export class SyncStopped extends Error {
 export class SyncTransient extends Error {
   /** True when the cloud could not be reached at all (no network, DNS, refused), as opposed to an answer saying "later". */
   readonly unreachable: boolean;
-  constructor(message: string, options?: { cause?: unknown; unreachable?: boolean }) {
+  /** The cloud's HTTP status, when it answered. */
+  readonly status?: number;
+  constructor(message: string, options?: { cause?: unknown; unreachable?: boolean; status?: number }) {
     super(message, options);
     this.name = 'SyncTransient';
     this.unreachable = options?.unreachable ?? false;
+    if (options?.status !== undefined) this.status = options.status;
   }
 }
 
@@ -59,6 +62,10 @@ export interface EngineOptions {
   holder?: string;
   pushBatch?: number;
   pullLimit?: number;
+  /** Entities per snapshot page (bootstrap). */
+  snapshotLimit?: number;
+  /** How an empty appliance gets its tenant: copy the current rows (default) or replay the cloud's whole log. */
+  bootstrap?: 'snapshot' | 'replay';
   /** Test hook: called at named points; throwing there simulates a crash at that point. */
   failpoint?: (name: FailPoint) => void | Promise<void>;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
@@ -101,7 +108,7 @@ export class SyncEngine {
     const versionField = body.details?.some((d) => d.field === 'protocol_version' || d.field === 'schema_version');
     if ((reply.status === 409 || reply.status === 426) && versionField) throw new SyncStopped(message);
     if (reply.status === 401 || reply.status === 403) throw new SyncStopped(message);
-    throw new SyncTransient(message);
+    throw new SyncTransient(message, { status: reply.status });
   }
 
   async readState(db: Db | Tx = this.o.db): Promise<SyncStateTable | undefined> {
@@ -132,7 +139,7 @@ export class SyncEngine {
         await setMeta(trx, 'device_id', device.id);
         await trx
           .insertInto('sync_state')
-          .values({ id: STATE_ID, tenant_id: device.tenant_id, device_id: device.id, pull_cursor: 0, acked_seq: 0, lease_holder: null, lease_expires_at: null, last_success_at: null, last_error: null, last_error_at: null, stopped_reason: null, updated_at: now })
+          .values({ id: STATE_ID, tenant_id: device.tenant_id, device_id: device.id, pull_cursor: 0, acked_seq: 0, lease_holder: null, lease_expires_at: null, last_success_at: null, last_error: null, last_error_at: null, stopped_reason: null, snapshot_cursor: this.o.bootstrap === 'replay' ? null : '', updated_at: now })
           .onConflict((oc) => oc.column('id').doNothing())
           .execute();
       });
@@ -224,6 +231,7 @@ export class SyncEngine {
   async pullOnce(opts: { wait?: number; signal?: AbortSignal } = {}): Promise<{ applied: number; more: boolean; records: ChangeRecord[] }> {
     const { tenantId, deviceId } = await this.ensureReady();
     const state = (await this.readState())!;
+    if (state.snapshot_cursor !== null) return this.snapshotPage(state, tenantId);
     const res = await this.call<PullResponse>('GET', '/api/v1/sync/pull', {
       query: { ...this.versions(), cursor: state.pull_cursor, limit: this.o.pullLimit ?? 500, wait: opts.wait ?? 0 },
       signal: opts.signal,
@@ -290,6 +298,51 @@ export class SyncEngine {
         .execute();
     });
     return { applied, more: res.has_more, records };
+  }
+
+  /**
+   * Snapshot bootstrap (sync/README.md), one page, applied with the next snapshot cursor in one
+   * transaction; after the last page the pull cursor is the snapshot's seq, so the changes committed
+   * meanwhile are pulled and adopted on top. Always `more: true`: the pull goes on from there.
+   */
+  private async snapshotPage(state: SyncStateTable, tenantId: string): Promise<{ applied: number; more: boolean; records: ChangeRecord[] }> {
+    let res: SnapshotResponse;
+    try {
+      res = await this.call<SnapshotResponse>('GET', '/api/v1/sync/snapshot', {
+        query: { ...this.versions(), ...(state.snapshot_cursor ? { cursor: state.snapshot_cursor } : {}), limit: this.o.snapshotLimit ?? 200 },
+      });
+    } catch (err) {
+      if (!(err instanceof SyncTransient && err.status === 404 && state.snapshot_cursor === '')) throw err;
+      // A cloud from before snapshots: replay its whole log instead.
+      this.o.log?.('sync: the cloud has no snapshot; replaying its change log from the start');
+      await this.o.db.updateTable('sync_state').set({ snapshot_cursor: null }).where('id', '=', STATE_ID).where('snapshot_cursor', '=', '').execute();
+      return { applied: 0, more: true, records: [] };
+    }
+    let applied = 0;
+    await this.o.changes.write(tenantId, async (w) => {
+      await this.fence(w.trx);
+      const current = (await this.readState(w.trx))!;
+      if (current.snapshot_cursor !== state.snapshot_cursor) return; // another runner moved on; this page is stale
+      const batch = new TxBatch();
+      for (const c of res.changes) {
+        const descriptor = this.reg.descriptor(c.entity);
+        if (!descriptor) {
+          this.o.log?.('sync: snapshot row of an entity this version does not know; skipped', { entity: c.entity });
+          continue;
+        }
+        const change: SyncChange = { ...c, tenant_id: tenantId, op_id: `snapshot:${c.entity}:${c.entity_id}`, origin: 'cloud' };
+        await descriptor.apply(w.trx, change, { side: 'appliance', mode: 'adopt', tenantId, now: w.now, ...batch.context });
+        applied += 1;
+      }
+      await batch.flush(w.trx);
+      await this.o.failpoint?.('pull.after_apply_before_cursor');
+      await w.trx
+        .updateTable('sync_state')
+        .set({ snapshot_cursor: res.next_cursor, ...(res.next_cursor === null ? { pull_cursor: res.seq } : {}), last_success_at: w.now, last_error: null, updated_at: w.now })
+        .where('id', '=', STATE_ID)
+        .execute();
+    });
+    return { applied, more: true, records: [] };
   }
 
   /** Re-applies this device's pending ops on the entity over the cloud state just adopted (Replicache-style rebase). */

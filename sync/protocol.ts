@@ -124,6 +124,36 @@ export const PullResponse = z.object({
 });
 export type PullResponse = z.infer<typeof PullResponse>;
 
+export const MAX_SNAPSHOT_LIMIT = 1000;
+
+export const SnapshotQuery = VersionQuery.extend({
+  /** Absent for the first page; then the `next_cursor` of the page before (opaque). */
+  cursor: z.string().min(1).max(1000).optional(),
+  /** Entities (rows with what belongs to them, e.g. an order with its items and history) per page. */
+  limit: z.coerce.number().int().min(1).max(MAX_SNAPSHOT_LIMIT).default(200),
+});
+
+/** A current row as a change that `apply` in adopt mode turns into that row (no op id: it is state, not an op). */
+export const SnapshotChange = z.object({
+  entity: z.string(),
+  entity_id: z.string(),
+  kind: z.string(),
+  payload: z.unknown(),
+  created_at: z.string(),
+});
+export type SnapshotChange = z.infer<typeof SnapshotChange>;
+
+export const SnapshotResponse = z.object({
+  protocol_version: z.number().int(),
+  schema_version: z.number().int(),
+  /** The tenant's cloud seq when the snapshot began: every change up to it is in the rows; pull from it afterwards. */
+  seq: z.number().int(),
+  changes: z.array(SnapshotChange),
+  /** null: this was the last page. */
+  next_cursor: z.string().nullable(),
+});
+export type SnapshotResponse = z.infer<typeof SnapshotResponse>;
+
 export const HelloResponse = z.object({
   protocol_version: z.number().int(),
   schema_version: z.number().int(),

@@ -76,6 +76,11 @@ export class SyncRegistry {
     }
   }
 
+  /** Every replicated entity, in MODULE_DESCRIPTORS order (a snapshot copies them in this order: tenant before its users, menu before orders). */
+  descriptors(): EntityDescriptor[] {
+    return [...this.byEntity.values()];
+  }
+
   descriptor(entity: string): EntityDescriptor | undefined {
     return this.byEntity.get(entity);
   }

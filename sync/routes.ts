@@ -6,7 +6,7 @@ import { AppError } from '../server/shared/errors.js';
 import { errors, listOf } from '../server/shared/schemas.js';
 import { RATE_LIMIT_EXEMPT } from '../server/shared/rate-limit.js';
 import { tenantRoom } from '../server/plugins/realtime.js';
-import { HelloResponse, PullQuery, PullResponse, PushBody, PushResponse, VersionQuery } from './protocol.js';
+import { HelloResponse, PullQuery, PullResponse, PushBody, PushResponse, SnapshotQuery, SnapshotResponse, VersionQuery } from './protocol.js';
 import type { SyncService } from './service.js';
 
 const Device = z
@@ -120,6 +120,16 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
       schema: { tags: ['Synchronisatie'], summary: "Apply a batch of the appliance's ops, idempotently, in device_seq order", body: PushBody, response: { 200: PushResponse, ...errors(400, 401, 404, 409) } },
     },
     async (request) => sync.cloud.push(await sync.cloud.authenticate(request.headers.authorization), request.body),
+  );
+
+  app.get(
+    '/sync/snapshot',
+    {
+      preHandler: cloudOnly,
+      config: { ...RATE_LIMIT_EXEMPT },
+      schema: { tags: ['Synchronisatie'], summary: "Bootstrap of an empty appliance: the tenant's current rows, page by page, and the seq to pull from afterwards", querystring: SnapshotQuery, response: { 200: SnapshotResponse, ...errors(400, 401, 404, 409) } },
+    },
+    async (request) => sync.cloud.snapshot(await sync.cloud.authenticate(request.headers.authorization), request.query),
   );
 
   app.get(

@@ -1,4 +1,5 @@
-import type { Tx } from '../server/db/connection.js';
+import type { Db, Tx } from '../server/db/connection.js';
+import type { SnapshotChange } from './protocol.js';
 import type { Database } from '../server/db/database.js';
 import type { ChangeRecord } from '../server/db/change-log.js';
 
@@ -96,6 +97,13 @@ export interface ApplyOutcome {
  *       const p = change.payload as { category: CategoryRow };   // whatever your kinds carry
  *       await upsertById(trx, 'categories', { ...p.category, tenant_id: change.tenant_id });
  *     },
+ *     async snapshot(db, tenantId, after, limit) {              // the current rows, for a bootstrap
+ *       let q = db.selectFrom('categories').selectAll().where('tenant_id', '=', tenantId);
+ *       if (after !== null) q = q.where('id', '>', after);
+ *       const rows = await q.orderBy('id').limit(limit).execute();
+ *       const changes = rows.map((r) => ({ entity: 'category', entity_id: r.id, kind: 'category.updated', payload: { category: r }, created_at: r.updated_at }));
+ *       return { changes, next: snapshotNext(changes, limit) };
+ *     },
  *   },
  * ];
  * ```
@@ -108,7 +116,18 @@ export interface EntityDescriptor {
   /** The tables whose rows this entity's changes write (every one must be listed by exactly one descriptor or as local-only). */
   tables: TableName[];
   apply(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<ApplyOutcome | void>;
+  /**
+   * Snapshot bootstrap (sync/README.md): the tenant's current rows of this entity, by id after
+   * `after` (null: from the start), at most `limit` entities, each as a change that `apply` in
+   * adopt mode turns into that row with everything that belongs to it. `next` is the last id when
+   * there may be more, null when this was the last page.
+   */
+  snapshot(db: Db, tenantId: string, after: string | null, limit: number): Promise<{ changes: SnapshotChange[]; next: string | null }>;
 }
+
+/** A page of `EntityDescriptor.snapshot`: the last id when the page was full (there may be more), else null. */
+export const snapshotNext = (changes: ReadonlyArray<{ entity_id: string }>, limit: number): string | null =>
+  changes.length >= limit ? changes[changes.length - 1]!.entity_id : null;
 
 /** A permanent problem with one op: recorded as rejected, acknowledged, never retried. */
 export class RejectOp extends Error {

@@ -208,6 +208,8 @@ export interface SyncStateTable {
   last_error_at: string | null;
   /** Set when syncing stopped for good (version refused, key revoked); cleared on restart. */
   stopped_reason: string | null;
+  /** Snapshot bootstrap under way: the cloud's cursor of the next page ('' = not started); null otherwise. */
+  snapshot_cursor: string | null;
   updated_at: string;
 }
 

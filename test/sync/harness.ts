@@ -18,7 +18,7 @@ export type Fault = 'lose-request' | 'lose-response';
 export class FakeTransport implements SyncTransport {
   offline = false;
   faults: Fault[] = [];
-  calls: { method: string; path: string; status?: number }[] = [];
+  calls: { method: string; path: string; query?: SyncRequest['query']; status?: number }[] = [];
 
   constructor(
     private readonly cloud: () => Runtime,
@@ -41,7 +41,7 @@ export class FakeTransport implements SyncTransport {
       req.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
     });
     const res = await Promise.race([pending, aborted]);
-    this.calls.push({ method: req.method, path: req.path, status: res.statusCode });
+    this.calls.push({ method: req.method, path: req.path, query: req.query, status: res.statusCode });
     if (fault === 'lose-response') throw new Error('response lost');
     return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as unknown) : null };
   }
@@ -59,7 +59,7 @@ export async function createCloud(clock = new ManualClock()): Promise<TestApp> {
   return createTestApp({ clock, env: { ROLE: 'cloud', DATABASE_URL: 'postgres://127.0.0.1:5432/unused' } });
 }
 
-export async function createAppliance(transport: SyncTransport, opts: { clock?: ManualClock; handle?: DbHandle; schemaVersion?: number; protocolVersion?: number; pullLimit?: number; pushBatch?: number; autoClose?: boolean } = {}): Promise<Appliance> {
+export async function createAppliance(transport: SyncTransport, opts: { clock?: ManualClock; handle?: DbHandle; schemaVersion?: number; protocolVersion?: number; pullLimit?: number; pushBatch?: number; snapshotLimit?: number; bootstrap?: 'snapshot' | 'replay'; autoClose?: boolean } = {}): Promise<Appliance> {
   const clock = opts.clock ?? new ManualClock();
   const handle = opts.handle ?? openDb({ sqliteFile: ':memory:' });
   const config = loadConfig({ ROLE: 'local', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/restaurant-test' });
@@ -76,6 +76,8 @@ export async function createAppliance(transport: SyncTransport, opts: { clock?: 
       protocolVersion: opts.protocolVersion,
       pullLimit: opts.pullLimit,
       pushBatch: opts.pushBatch,
+      snapshotLimit: opts.snapshotLimit,
+      bootstrap: opts.bootstrap,
       failpoint: (name) => failpoint?.(name),
     });
   const app: Appliance = Object.assign(rt, {

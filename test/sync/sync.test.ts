@@ -6,6 +6,7 @@ import { registry } from '../../sync/registry.js';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { createTestApp, cookieFrom } from '../helpers/app.js';
 import { lane } from '../helpers/db.js';
+import { orderBody, seedMenu } from '../helpers/factories.js';
 import { createAppliance, FakeTransport, replicatedState, twoNodes } from './harness.js';
 
 const V = { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION };
@@ -72,7 +73,7 @@ describe('sync protocol', () => {
     const { cloud, tenant, device, transport, appliance } = await twoNodes();
     await cloud.services.tenants.patchSettings(tenant.id, { max_party_size: 12 });
     const r = await appliance.engine.syncOnce();
-    expect(r.pulled).toBeGreaterThanOrEqual(4); // tenant, admin, staff, settings
+    expect(r.pulled).toBe(3); // the snapshot: the tenant (with its settings), admin, staff
     expect(appliance.changes.origin).toBe(device.id);
     transport.offline = true;
     const login = await appliance.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { slug: tenant.slug, pin: tenant.staffPin } });
@@ -84,8 +85,13 @@ describe('sync protocol', () => {
     });
     expect(settings.json().max_party_size).toBe(12);
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
-    // Pulled changes are in the appliance's change log with their cloud op ids and origin.
-    const cloudOps = await cloud.handle.db.selectFrom('change_log').select(['op_id', 'origin']).where('tenant_id', '=', tenant.id).orderBy('seq').execute();
+    // The snapshot is state, not ops: the appliance's change log starts after it, and changes pulled
+    // from then on are in it with their cloud op ids and origin.
+    expect(await appliance.handle.db.selectFrom('change_log').select('op_id').execute()).toEqual([]);
+    transport.offline = false;
+    await cloud.services.tenants.patchSettings(tenant.id, { max_party_size: 16 });
+    await appliance.engine.syncOnce();
+    const cloudOps = await cloud.handle.db.selectFrom('change_log').select(['op_id', 'origin']).where('tenant_id', '=', tenant.id).orderBy('seq', 'desc').limit(1).execute();
     const localOps = await appliance.handle.db.selectFrom('change_log').select(['op_id', 'origin']).orderBy('seq').execute();
     expect(localOps).toEqual(cloudOps);
   });
@@ -289,5 +295,97 @@ describe('sync protocol', () => {
       const r = await c.send({ method: 'POST', path: '/api/v1/sync/push', body: { ...V, ops: [] } });
       expect(r.status).toBe(200);
     }
+  });
+});
+
+describe('sync: snapshot bootstrap', () => {
+  /** A cloud with some history: menu, web orders moved along, one paid, one cancelled, a settings edit. */
+  async function busyCloud(opts: Parameters<typeof twoNodes>[0] = {}) {
+    const nodes = await twoNodes({ snapshotLimit: 2, ...opts });
+    const { cloud, tenant } = nodes;
+    const menu = await seedMenu(cloud, tenant.id);
+    const web = { tenantId: tenant.id, userId: null, via: 'web' as const };
+    const orders = [];
+    for (let i = 0; i < 5; i++) orders.push((await cloud.services.orders.create(web, orderBody(menu, { idempotency_key: `web-${i}` }))).order);
+    await cloud.services.orders.setStatus(web, orders[0]!.id, 'accepted');
+    await cloud.services.orders.setStatus(web, orders[0]!.id, 'ready');
+    await cloud.services.orders.markPaid(web, orders[0]!.id, { provider: 'mollie' });
+    await cloud.services.orders.setStatus(web, orders[1]!.id, 'cancelled');
+    await cloud.services.tenants.patchSettings(tenant.id, { max_party_size: 10 });
+    return { ...nodes, menu, orders, web };
+  }
+
+  const snapshotCalls = (t: FakeTransport) => t.calls.filter((c) => c.path === '/api/v1/sync/snapshot');
+
+  it('copies the current rows page by page (not the history of ops), and what the cloud writes meanwhile is pulled on top', async () => {
+    const { cloud, tenant, transport, appliance, menu, orders, web } = await busyCloud();
+    const writes = [
+      () => cloud.services.orders.setStatus(web, orders[0]!.id, 'completed'), // an order copied or not yet: either way it ends completed
+      () => cloud.services.orders.create(web, orderBody(menu)),
+      () => cloud.services.menu.updateProduct(tenant.id, menu.friet.id, { price_cents: 425 }),
+      () => cloud.services.tenants.patchSettings(tenant.id, { slot_minutes: 20 }),
+      () => cloud.services.orders.setStatus(web, orders[2]!.id, 'accepted'),
+    ];
+    const perPage: number[] = [];
+    for (;;) {
+      perPage.push((await appliance.engine.pullOnce()).applied);
+      if ((await appliance.engine.readState())!.snapshot_cursor === null) break;
+      await writes[perPage.length % writes.length]!();
+    }
+    // Each entity once, at most 2 per page. Orders are copied last, by id (time-ordered), so the
+    // ones created while copying are in it too.
+    const count = async (table: 'users' | 'categories' | 'products' | 'orders') => (await cloud.handle.db.selectFrom(table).select('id').where('tenant_id', '=', tenant.id).execute()).length;
+    const entities = 1 + (await count('users')) + (await count('categories')) + (await count('products')) + (await count('orders'));
+    expect(await count('orders')).toBeGreaterThan(orders.length);
+    expect(perPage.every((n) => n <= 2)).toBe(true);
+    expect(perPage.reduce((a, b) => a + b, 0)).toBe(entities);
+    await appliance.engine.syncOnce();
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+    expect((await appliance.services.orders.get(tenant.id, orders[0]!.id)).status).toBe('completed');
+    // The history travelled as rows (status history included), not as the ops that made them.
+    expect(await appliance.services.orders.history(tenant.id, orders[0]!.id)).toEqual(await cloud.services.orders.history(tenant.id, orders[0]!.id));
+    const first = await cloud.handle.db.selectFrom('change_log').select('op_id').where('tenant_id', '=', tenant.id).orderBy('seq').limit(1).executeTakeFirstOrThrow();
+    expect(await appliance.handle.db.selectFrom('change_log').select('op_id').where('op_id', '=', first.op_id).execute()).toEqual([]);
+    expect(transport.calls.filter((c) => c.path === '/api/v1/sync/pull').every((c) => Number(c.query?.cursor) > 0)).toBe(true);
+  });
+
+  it('a restart mid-snapshot resumes at the stored cursor; a page whose answer was lost is fetched again and applied once', async () => {
+    const { cloud, tenant, transport, appliance } = await busyCloud();
+    await appliance.engine.pullOnce();
+    await appliance.engine.pullOnce();
+    const stored = (await appliance.engine.readState())!.snapshot_cursor;
+    expect(stored).toMatch(/^[A-Za-z0-9_-]+$/);
+    appliance.restart();
+    await appliance.engine.ensureReady(); // the handshake of the restarted process
+    transport.faults = ['lose-response'];
+    await expect(appliance.engine.pullOnce()).rejects.toThrow('Geen verbinding met de cloud.');
+    expect((await appliance.engine.readState())!.snapshot_cursor).toBe(stored);
+    await appliance.engine.syncOnce();
+    const calls = snapshotCalls(transport);
+    expect(calls[2]!.query?.cursor).toBe(stored); // the first call after the restart
+    expect(calls[3]!.query?.cursor).toBe(stored); // the same page again after the lost answer
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('against a cloud without snapshots (older release) the appliance replays the whole log instead', async () => {
+    const { cloud, tenant, transport, appliance } = await busyCloud();
+    const send = transport.send.bind(transport);
+    transport.send = async (req) => (req.path === '/api/v1/sync/snapshot' ? { status: 404, body: { error: 'Deze pagina of functie bestaat niet.', code: 'NOT_FOUND' } } : send(req));
+    await appliance.engine.syncOnce();
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+    const cloudOps = await cloud.handle.db.selectFrom('change_log').select('op_id').where('tenant_id', '=', tenant.id).orderBy('seq').execute();
+    expect(await appliance.handle.db.selectFrom('change_log').select('op_id').orderBy('seq').execute()).toEqual(cloudOps);
+  });
+
+  it('refuses a cursor it did not make, in Dutch, naming the field', async () => {
+    const { cloud, transport } = await twoNodes();
+    for (const cursor of ['niet-van-ons', Buffer.from(JSON.stringify([1, 99, null])).toString('base64url')]) {
+      const res = await cloud.req({ method: 'GET', url: `/api/v1/sync/snapshot?protocol_version=${PROTOCOL_VERSION}&schema_version=${SCHEMA_VERSION}&cursor=${cursor}`, headers: { authorization: `Bearer ${transport.key}` } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'VALIDATION', details: [{ field: 'cursor' }] });
+      expect(res.json().error).toMatch(/^Ongeldige invoer: 'cursor' is geen cursor van een momentopname/);
+    }
+    const noKey = await cloud.req({ method: 'GET', url: `/api/v1/sync/snapshot?protocol_version=${PROTOCOL_VERSION}&schema_version=${SCHEMA_VERSION}` });
+    expect(noKey.statusCode).toBe(401);
   });
 });

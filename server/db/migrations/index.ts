@@ -4,6 +4,7 @@ import * as m0002 from './0002_menu_orders.js';
 import * as m0003 from './0003_sync.js';
 import * as m0004 from './0004_consumers.js';
 import * as m0005 from './0005_orders_live_index.js';
+import * as m0006 from './0006_sync_snapshot.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0003_sync': m0003,
   '0004_consumers': m0004,
   '0005_orders_live_index': m0005,
+  '0006_sync_snapshot': m0006,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

@@ -1,7 +1,7 @@
 import type { CategoriesTable, ProductsTable } from '../../db/database.js';
-import type { Tx } from '../../db/connection.js';
+import type { Db, Tx } from '../../db/connection.js';
 import { pick, upsertById } from '../../../sync/apply-helpers.js';
-import { RejectOp, type ApplyContext, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { RejectOp, snapshotNext, type ApplyContext, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 
 const CATEGORY_COLUMNS = ['id', 'tenant_id', 'name', 'position', 'created_at', 'updated_at', 'archived_at'] as const satisfies readonly (keyof CategoriesTable)[];
 const PRODUCT_COLUMNS = [
@@ -39,6 +39,14 @@ function menuDescriptor(entity: 'category' | 'product', table: MenuTable, column
       if (next.archived_at && table === 'products') next.available = 0;
       await upsertById(trx, table, next as { id: string } & Record<string, unknown>);
       return { payload: { ...next, fields: p.fields } };
+    },
+    async snapshot(db: Db, tenantId: string, after: string | null, limit: number) {
+      const t = table as 'products';
+      let q = db.selectFrom(t).selectAll().where('tenant_id', '=', tenantId);
+      if (after !== null) q = q.where('id', '>', after);
+      const rows = (await q.orderBy('id').limit(limit).execute()) as unknown as Array<Record<string, unknown> & { id: string; updated_at: string }>;
+      const changes = rows.map((r) => ({ entity, entity_id: r.id, kind: `${entity}.updated`, payload: pick<Record<string, unknown>>(r, columns as never), created_at: r.updated_at }));
+      return { changes, next: snapshotNext(changes, limit) };
     },
   };
 }

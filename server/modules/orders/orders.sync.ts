@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/connection.js';
 import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { insertIfAbsent, insertManyIfAbsent } from '../../../sync/apply-helpers.js';
-import { RejectOp, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { toOrderDto } from './orders.service.js';
 import { isFinal, STATUS_RANK, transition } from './orders.rules.js';
 import type { Order, OrderStatus } from './orders.schemas.js';
@@ -361,19 +361,74 @@ export const ordersSync: EntityDescriptor[] = [
           patch.payment_status = 'paid'; // paid never reverts
         }
         if (ctx.mode === 'adopt' && p?.order?.payment_status === 'paid' && row.payment_status !== 'paid') patch.payment_status = 'paid';
+        if (Object.keys(patch).length > 0) patch.updated_at = change.created_at > row.updated_at ? change.created_at : row.updated_at;
+        // Adopting, the cloud's merged state is the truth also for updated_at (its last change may have
+        // been a no-op here, e.g. a late backward move it ignored, while this side's row moved on).
+        if (ctx.mode === 'adopt' && typeof p?.order?.updated_at === 'string') {
+          if (p.order.updated_at !== row.updated_at) patch.updated_at = p.order.updated_at;
+          else delete patch.updated_at;
+        }
         // The resulting state: the row as read plus this patch; a status or payment change leaves the items as they are.
         if (Object.keys(patch).length > 0) {
-          patch.updated_at = change.created_at > row.updated_at ? change.created_at : row.updated_at;
           order = toOrderDto({ ...row, ...patch }, found.items);
           await store.update(row.id, patch);
         } else {
           order = toOrderDto(row, found.items);
         }
+      } else if (change.kind === 'order.snapshot') {
+        // Snapshot bootstrap: the cloud's current order with its items and whole status history.
+        if (ctx.mode !== 'adopt') throw new RejectOp('Een momentopname van een bestelling komt alleen uit de cloud.');
+        const p = change.payload as CreatedPayload & { history_rows?: OrderStatusHistoryTable[] };
+        const created = await applyCreated(trx, store, change, ctx);
+        if (created.order) {
+          order = created.order;
+        } else {
+          // Already here (a page applied again): take the cloud's status and payment as a pull would.
+          const found = (await store.get(change.entity_id))!;
+          const patch: Partial<OrdersTable> = {};
+          const status = mergedStatus(found.row.status, p.order.status, 'adopt').status;
+          if (status !== found.row.status) patch.status = status;
+          if (p.order.payment_status === 'paid' && found.row.payment_status !== 'paid') patch.payment_status = 'paid';
+          if (Object.keys(patch).length > 0) await store.update(change.entity_id, { ...patch, updated_at: p.order.updated_at });
+          order = toOrderDto({ ...found.row, ...patch }, found.items);
+        }
+        for (const h of Array.isArray(p.history_rows) ? p.history_rows : []) await addHistory(trx, change, h, ctx);
       } else {
         throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
       }
       const p = change.payload as Record<string, unknown>;
       return { payload: { ...p, ...merged, order }, ...(conflict ? { conflict } : {}) };
+    },
+    async snapshot(db, tenantId, after, limit) {
+      let q = db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId);
+      if (after !== null) q = q.where('id', '>', after);
+      const rows = await q.orderBy('id').limit(limit).execute();
+      if (rows.length === 0) return { changes: [], next: null };
+      const ids = rows.map((r) => r.id);
+      const items = new Map<string, OrderItemsTable[]>();
+      for (const i of await db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position').execute()) {
+        items.set(i.order_id, [...(items.get(i.order_id) ?? []), i]);
+      }
+      const history = new Map<string, OrderStatusHistoryTable[]>();
+      for (const h of await db.selectFrom('order_status_history').selectAll().where('order_id', 'in', ids).orderBy('created_at').orderBy('id').execute()) {
+        history.set(h.order_id, [...(history.get(h.order_id) ?? []), h]);
+      }
+      const changes = rows.map((r) => ({
+        entity: 'order',
+        entity_id: r.id,
+        kind: 'order.snapshot',
+        payload: {
+          order: toOrderDto(r, items.get(r.id) ?? []),
+          business_day: r.business_day,
+          origin: r.origin,
+          idempotency_key: r.idempotency_key,
+          request_hash: r.request_hash,
+          created_by: r.created_by,
+          history_rows: history.get(r.id) ?? [],
+        },
+        created_at: r.updated_at,
+      }));
+      return { changes, next: snapshotNext(changes, limit) };
     },
   },
 ];

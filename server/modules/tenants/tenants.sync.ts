@@ -17,7 +17,7 @@ export const tenantsSync: EntityDescriptor[] = [
       if (change.entity_id !== change.tenant_id) throw new RejectOp('Dit restaurant hoort niet bij dit apparaat.');
       if (change.kind === 'tenant.created') {
         if (ctx.side === 'cloud') throw new RejectOp('Een restaurant wordt alleen in de cloud aangemaakt.');
-        const p = change.payload as { id: string; slug: string; name: string; pin_salt: string; settings?: Record<string, unknown> };
+        const p = change.payload as { id: string; slug: string; name: string; pin_salt: string; settings?: Record<string, unknown>; updated_at?: string; archived_at?: string | null };
         const exists = await trx.selectFrom('tenants').select('id').where('id', '=', change.entity_id).executeTakeFirst();
         if (!exists) {
           await trx
@@ -29,8 +29,8 @@ export const tenantsSync: EntityDescriptor[] = [
               pin_salt: p.pin_salt,
               settings: JSON.stringify(p.settings ?? {}),
               created_at: change.created_at,
-              updated_at: change.created_at,
-              archived_at: null,
+              updated_at: p.updated_at ?? change.created_at,
+              archived_at: p.archived_at ?? null,
             })
             .execute();
         }
@@ -53,6 +53,13 @@ export const tenantsSync: EntityDescriptor[] = [
         return { payload: { fields: p.fields, settings: settingsOf(next) } };
       }
       throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
+    },
+    async snapshot(db, tenantId, after) {
+      const row = after === null ? await db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirst() : undefined;
+      if (!row) return { changes: [], next: null };
+      const { id, slug, name, pin_salt, updated_at, archived_at } = row;
+      const payload = { id, slug, name, pin_salt, settings: JSON.parse(row.settings || '{}') as Record<string, unknown>, updated_at, archived_at };
+      return { changes: [{ entity: 'tenant', entity_id: id, kind: 'tenant.created', payload, created_at: row.created_at }], next: null };
     },
   },
 ];

@@ -1,7 +1,7 @@
 import type { UsersTable } from '../../db/database.js';
 import type { Tx } from '../../db/connection.js';
 import { pick, upsertById } from '../../../sync/apply-helpers.js';
-import { RejectOp, type EntityDescriptor } from '../../../sync/types.js';
+import { RejectOp, snapshotNext, type EntityDescriptor } from '../../../sync/types.js';
 
 const COLUMNS = [
   'id', 'tenant_id', 'name', 'role', 'email', 'password_hash', 'pin_hash', 'hourly_wage_cents', 'job', 'created_at', 'updated_at', 'archived_at',
@@ -66,6 +66,13 @@ export const usersSync: EntityDescriptor[] = [
       }
       if (conflicts.length === 0) return;
       return { conflict: conflicts.join(' '), payload: { ...p, pin_hash: row.pin_hash, email: row.email, has_pin: row.pin_hash !== null } };
+    },
+    async snapshot(db, tenantId, after, limit) {
+      let q = db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId);
+      if (after !== null) q = q.where('id', '>', after);
+      const rows = await q.orderBy('id').limit(limit).execute();
+      const changes = rows.map((r) => ({ entity: 'user', entity_id: r.id, kind: 'user.updated', payload: pick<UsersTable>(r as unknown as Record<string, unknown>, COLUMNS), created_at: r.updated_at }));
+      return { changes, next: snapshotNext(changes, limit) };
     },
   },
 ];
