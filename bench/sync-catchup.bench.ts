@@ -11,7 +11,8 @@
  * shop keeps ordering in the cloud over HTTP (one order every 100 ms) for 2 s before the catch-up
  * (baseline) and during it: the catch-up holds the tenant's write lock per push chunk, so this shows
  * what customers feel. At the end both databases must hold the same orders with the same statuses,
- * items and history.
+ * items and history. Then a new appliance (empty database, new device) joins the cloud that now
+ * holds the whole history, once by snapshot and once by replaying the log, timed and checked alike.
  *
  *   npx tsx bench/sync-catchup.bench.ts
  *   BENCH_SYNC_SCENARIOS=8h,7d BENCH_SYNC_REPEAT=1 BENCH_SYNC_ORDERS_PER_DAY=1000 BENCH_SYNC_WEB_PER_DAY=100
@@ -58,6 +59,8 @@ export interface CatchupResult {
   peakRssCloud: number;
   /** Web orders posted to the cloud every 100 ms: answer latency (ms) before the catch-up (idle) and during it. */
   web: { idle: number[]; during: number[] };
+  /** A new appliance joining afterwards (an empty database): bootstrap by snapshot vs by replaying the whole log. */
+  join: { snapshotMs: number; snapshotRows: number; replayMs: number; replayChanges: number; problems: string[] };
   verify: Awaited<ReturnType<typeof compareOrders>>;
 }
 
@@ -179,6 +182,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     for (let more = true; more; ) more = (await engine.pullOnce()).more;
     if ((await engine.pendingCount()) !== 0) throw new Error('bench: ops still pending after the catch-up');
     const verify = await compareOrders(rt, info);
+    const join = await newApplianceJoins(server, info);
     return {
       scenario: s,
       generated: { ...gen, generateMs, webMs },
@@ -196,6 +200,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       peakRssAppliance: peak.self,
       peakRssCloud: peak.others[0]!,
       web: { idle, during },
+      join,
       verify,
     };
   } finally {
@@ -203,6 +208,36 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     await server.stop();
     cleanup();
   }
+}
+
+/**
+ * After the catch-up the cloud holds the whole history: a replacement PC (empty database, new
+ * device) bootstraps from it, once by snapshot (the default) and once by replaying the log; both
+ * must end with the cloud's orders.
+ */
+async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>['server'], info: CloudInfo): Promise<CatchupResult['join']> {
+  const login = await fetch(`${server.url}/api/v1/auth/admin-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', email: 'admin@bench.test', password: 'geheim-wachtwoord-1' }) });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const out = { snapshotMs: 0, snapshotRows: 0, replayMs: 0, replayChanges: 0, problems: [] as string[] };
+  for (const bootstrap of ['snapshot', 'replay'] as const) {
+    const res = await fetch(`${server.url}/api/v1/sync/devices`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Nieuwe kassa (${bootstrap})` }) });
+    const { sync_key } = (await res.json()) as { sync_key: string };
+    const { config, cleanup } = benchConfig(`join-${bootstrap}`);
+    const rt = await createRuntime(config);
+    try {
+      const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock: rt.clock, transport: httpTransport(server.url, sync_key, { timeoutMs: 120_000 }), bootstrap });
+      const t0 = performance.now();
+      const { pulled } = await engine.syncOnce();
+      const ms = performance.now() - t0;
+      if (bootstrap === 'snapshot') Object.assign(out, { snapshotMs: ms, snapshotRows: pulled });
+      else Object.assign(out, { replayMs: ms, replayChanges: pulled });
+      out.problems.push(...(await compareOrders(rt, info)).problems.map((p) => `${bootstrap}: ${p}`));
+    } finally {
+      await rt.close();
+      cleanup();
+    }
+  }
+  return out;
 }
 
 const sec = (ms: number) => (ms / 1000).toFixed(2);
@@ -217,7 +252,7 @@ function webFigures(w: CatchupResult['web']): string {
 
 export function catchupReport(results: CatchupResult[]): string {
   const rows: Array<Array<string | number>> = [
-    ['scenario', 'orders/items/ops', 'catch-up s', 'target', 'push s (batches)', 'pull s (pages)', 'ops/s', 'cloud wait push/pull s', 'appliance local s', 'web order p50/p99 ms idle → during', 'RSS appl/cloud', 'converged'],
+    ['scenario', 'orders/items/ops', 'catch-up s', 'target', 'push s (batches)', 'pull s (pages)', 'ops/s', 'cloud wait push/pull s', 'appliance local s', 'web order p50/p99 ms idle → during', 'new appliance: snapshot / replay s', 'RSS appl/cloud', 'converged'],
   ];
   for (const r of results) {
     const ops = r.pushedOps + r.pulledChanges;
@@ -233,8 +268,9 @@ export function catchupReport(results: CatchupResult[]): string {
       `${sec(r.httpPushMs)}/${sec(r.httpPullMs)}`,
       sec(local),
       webFigures(r.web),
+      `${sec(r.join.snapshotMs)} / ${sec(r.join.replayMs)} (${(r.join.replayMs / r.join.snapshotMs).toFixed(1)}×)`,
       `${mib(r.peakRssAppliance)}/${mib(r.peakRssCloud)}`,
-      r.verify.problems.length === 0 ? `yes (${r.verify.orders} orders)` : r.verify.problems.join('; '),
+      r.verify.problems.length + r.join.problems.length === 0 ? `yes (${r.verify.orders} orders)` : [...r.verify.problems, ...r.join.problems].join('; '),
     ]);
   }
   return table(rows);
@@ -252,7 +288,7 @@ export async function runSyncCatchupBench(): Promise<CatchupResult[]> {
       console.log(`- ${s.name}, run ${k + 1}/${repeat}`);
       const r = await runCatchup(s);
       console.log(
-        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); web orders p50/p99 ms idle → during: ${webFigures(r.web)}; bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)}, cloud ${mib(r.peakRssCloud)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}`}`,
+        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); web orders p50/p99 ms idle → during: ${webFigures(r.web)}; a new appliance joins by snapshot in ${sec(r.join.snapshotMs)} s (${r.join.snapshotRows} rows) vs by replay in ${sec(r.join.replayMs)} s (${r.join.replayChanges} changes)${r.join.problems.length ? ' NOT CONVERGED: ' + r.join.problems.join('; ') : ''}; bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)}, cloud ${mib(r.peakRssCloud)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}`}`,
       );
       results.push(r);
     }
@@ -269,6 +305,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const results = await runSyncCatchupBench();
   console.log('');
   console.log(catchupReport(results));
-  const failed = results.some((r) => r.verify.problems.length > 0);
+  const failed = results.some((r) => r.verify.problems.length + r.join.problems.length > 0);
   process.exit(failed ? 1 : 0);
 }
