@@ -3,6 +3,7 @@ import { PUSH_TX_OPS } from '../../sync/cloud.js';
 import { PROTOCOL_VERSION } from '../../sync/protocol.js';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { orderBody, seedMenu } from '../helpers/factories.js';
+import { ordersSync } from '../../server/modules/orders/orders.sync.js';
 import { createAppliance, FakeTransport, replicatedState, twoNodes } from './harness.js';
 
 /** Menu and orders across the appliance and the cloud (issue 4, ARCHITECTURE §4). */
@@ -223,5 +224,27 @@ describe('sync: menu and orders', () => {
     transport.offline = false;
     await quiesce(appliance);
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+  it('an order snapshot applied twice, or over an older copy of the order, ends as the cloud’s order (idempotent adopt)', async () => {
+    const { cloud, tenant, appliance, transport, menu, actor } = await joined();
+    const { order } = await cloud.services.orders.create(actor('web'), orderBody(menu));
+    await quiesce(appliance); // the appliance holds the order as 'new'
+    transport.offline = true;
+    await cloud.services.orders.setStatus(actor('web'), order.id, 'accepted');
+    await cloud.services.orders.setStatus(actor('web'), order.id, 'ready');
+    await cloud.services.orders.markPaid(actor('web'), order.id);
+    const descriptor = ordersSync[0]!;
+    const page = await descriptor.snapshot(cloud.handle.db, tenant.id, null, 10);
+    expect(page.changes.map((c) => c.kind)).toEqual(['order.snapshot']);
+    for (let i = 0; i < 2; i++) {
+      await appliance.handle.db.transaction().execute(async (trx) => {
+        for (const c of page.changes) await descriptor.apply(trx, { ...c, tenant_id: tenant.id, op_id: 'snapshot', origin: 'cloud' }, { side: 'appliance', mode: 'adopt', tenantId: tenant.id, now: new Date().toISOString() });
+      });
+    }
+    const pick = async (t: typeof cloud | typeof appliance) => {
+      const state = await replicatedState(t, tenant.id);
+      return { orders: state.orders, order_items: state.order_items, order_status_history: state.order_status_history };
+    };
+    expect(await pick(appliance)).toEqual(await pick(cloud));
   });
 });

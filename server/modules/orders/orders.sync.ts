@@ -386,10 +386,11 @@ export const ordersSync: EntityDescriptor[] = [
           // Already here (a page applied again): take the cloud's status and payment as a pull would.
           const found = (await store.get(change.entity_id))!;
           const patch: Partial<OrdersTable> = {};
-          const status = mergedStatus(found.row.status, p.order.status, 'adopt').status;
+          const status = isStatus(p.order.status) ? mergedStatus(found.row.status, p.order.status, 'adopt').status : found.row.status;
           if (status !== found.row.status) patch.status = status;
           if (p.order.payment_status === 'paid' && found.row.payment_status !== 'paid') patch.payment_status = 'paid';
-          if (Object.keys(patch).length > 0) await store.update(change.entity_id, { ...patch, updated_at: p.order.updated_at });
+          if (typeof p.order.updated_at === 'string' && p.order.updated_at !== found.row.updated_at) patch.updated_at = p.order.updated_at;
+          if (Object.keys(patch).length > 0) await store.update(change.entity_id, patch);
           order = toOrderDto({ ...found.row, ...patch }, found.items);
         }
         for (const h of Array.isArray(p.history_rows) ? p.history_rows : []) await addHistory(trx, change, h, ctx);
@@ -405,26 +406,22 @@ export const ordersSync: EntityDescriptor[] = [
       const rows = await q.orderBy('id').limit(limit).execute();
       if (rows.length === 0) return { changes: [], next: null };
       const ids = rows.map((r) => r.id);
-      const items = new Map<string, OrderItemsTable[]>();
-      for (const i of await db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position').execute()) {
-        items.set(i.order_id, [...(items.get(i.order_id) ?? []), i]);
-      }
-      const history = new Map<string, OrderStatusHistoryTable[]>();
-      for (const h of await db.selectFrom('order_status_history').selectAll().where('order_id', 'in', ids).orderBy('created_at').orderBy('id').execute()) {
-        history.set(h.order_id, [...(history.get(h.order_id) ?? []), h]);
-      }
+      const items = new Map<string, OrderItemsTable[]>(ids.map((id) => [id, []]));
+      for (const i of await db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position').execute()) items.get(i.order_id)!.push(i);
+      const history = new Map<string, OrderStatusHistoryTable[]>(ids.map((id) => [id, []]));
+      for (const h of await db.selectFrom('order_status_history').selectAll().where('order_id', 'in', ids).orderBy('created_at').orderBy('id').execute()) history.get(h.order_id)!.push(h);
       const changes = rows.map((r) => ({
         entity: 'order',
         entity_id: r.id,
         kind: 'order.snapshot',
         payload: {
-          order: toOrderDto(r, items.get(r.id) ?? []),
+          order: toOrderDto(r, items.get(r.id)!),
           business_day: r.business_day,
           origin: r.origin,
           idempotency_key: r.idempotency_key,
           request_hash: r.request_hash,
           created_by: r.created_by,
-          history_rows: history.get(r.id) ?? [],
+          history_rows: history.get(r.id)!,
         },
         created_at: r.updated_at,
       }));
