@@ -103,15 +103,21 @@ export const PullQuery = VersionQuery.extend({
   wait: z.coerce.number().int().min(0).max(MAX_WAIT_MS).default(0),
 });
 
-export const WireChange = z.object({
-  seq: z.number().int(),
-  op_id: z.string(),
-  origin: z.string(),
+/** A current row as a change that `apply` in adopt mode turns into that row (snapshot; no op id: it is state, not an op). */
+export const SnapshotChange = z.object({
   entity: z.string(),
   entity_id: z.string(),
   kind: z.string(),
   payload: z.unknown(),
   created_at: z.string(),
+});
+export type SnapshotChange = z.infer<typeof SnapshotChange>;
+
+/** A change of the cloud's log: what it changed, plus where it sits (seq) and which op made it where. */
+export const WireChange = SnapshotChange.extend({
+  seq: z.number().int(),
+  op_id: z.string(),
+  origin: z.string(),
 });
 export type WireChange = z.infer<typeof WireChange>;
 
@@ -132,16 +138,6 @@ export const SnapshotQuery = VersionQuery.extend({
   /** Entities (rows with what belongs to them, e.g. an order with its items and history) per page. */
   limit: z.coerce.number().int().min(1).max(MAX_SNAPSHOT_LIMIT).default(200),
 });
-
-/** A current row as a change that `apply` in adopt mode turns into that row (no op id: it is state, not an op). */
-export const SnapshotChange = z.object({
-  entity: z.string(),
-  entity_id: z.string(),
-  kind: z.string(),
-  payload: z.unknown(),
-  created_at: z.string(),
-});
-export type SnapshotChange = z.infer<typeof SnapshotChange>;
 
 export const SnapshotResponse = z.object({
   protocol_version: z.number().int(),
