@@ -224,10 +224,11 @@ export class Cluster {
     this.log = opts.log ?? (() => {});
   }
 
-  static async create(opts: { log?: (msg: string) => void; adminUrl?: string } = {}): Promise<Cluster> {
+  /** `killDuringBootstrap`: the appliance's first start is SIGKILLed in the middle of its bootstrap snapshot (before the page commits); the second completes it. */
+  static async create(opts: { log?: (msg: string) => void; adminUrl?: string; killDuringBootstrap?: boolean } = {}): Promise<Cluster> {
     const c = new Cluster(opts);
     try {
-      await c.setUp(opts.adminUrl ?? PG_ADMIN_URL);
+      await c.setUp(opts.adminUrl ?? PG_ADMIN_URL, opts.killDuringBootstrap ?? false);
     } catch (err) {
       await c.close();
       throw err;
@@ -235,7 +236,7 @@ export class Cluster {
     return c;
   }
 
-  private async setUp(adminUrl: string): Promise<void> {
+  private async setUp(adminUrl: string, killDuringBootstrap: boolean): Promise<void> {
     this.db = await freshDatabase(adminUrl);
     this.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restaurant-e2e-'));
     const common = { LOG_LEVEL: 'warn', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000' };
@@ -255,6 +256,13 @@ export class Cluster {
     }
     this.cookies.cloudStaff = await this.staffLogin(this.cloud);
     this.appliance = new Node('appliance', await freePort(), { ...common, ROLE: 'local', DATA_DIR: this.dataDir, CLOUD_URL: this.cloud.base, SYNC_KEY: sync_key as string });
+    if (killDuringBootstrap) {
+      // The first snapshot page is applied but not committed when the process dies (it may die before /health answers).
+      await this.appliance.start({ SYNC_FAILPOINT: 'pull.after_apply_before_cursor' }).catch(() => {});
+      if (!(await this.appliance.waitExit(30_000))) throw new Error('the appliance did not reach the fail-point during its bootstrap');
+      const exit = this.appliance.exits.at(-1)!;
+      if (exit.signal !== 'SIGKILL' || !exit.stderrTail.includes('SYNC_FAILPOINT pull.after_apply_before_cursor hit 1')) throw new Error(`the appliance did not die at the bootstrap fail-point: ${exit.stderrTail}`);
+    }
     await this.appliance.start();
     // Bootstrap: staff can log in on the appliance once their user (with PIN hash) has arrived.
     const end = Date.now() + 30_000;

@@ -48,6 +48,20 @@ describe('sync end to end: real processes, cloud outage, SIGKILLs', () => {
     expect(c.appliance.exits.some((e) => e.signal === 'SIGKILL')).toBe(true);
   });
 
+  it('the appliance SIGKILLed in the middle of its bootstrap snapshot: restarted, it bootstraps completely and syncs', async () => {
+    const c = await Cluster.create({ killDuringBootstrap: true });
+    try {
+      expect(c.appliance.exits.map((e) => e.signal)).toEqual(['SIGKILL']);
+      // Create already waited for staff to log in and the whole menu to be there; now both ways work.
+      await c.placeOrder('cloud');
+      await c.placeOrder('appliance');
+      expect(await c.converge(HEAL_BOUND_MS)).toBeLessThanOrEqual(HEAL_BOUND_MS);
+      expect(new Set(c.confirmed.values())).toEqual(new Set(['cloud', 'appliance']));
+    } finally {
+      await c.close();
+    }
+  });
+
   it('leaves no server process behind', async () => {
     await cluster?.close();
     const pids = [cluster?.cloud.child?.pid, cluster?.appliance.child?.pid].filter((p): p is number => p !== undefined);
