@@ -153,7 +153,7 @@ describe('sync worker', () => {
     transport.offline = false;
     const healed = Date.now();
     await until(async () => (await cloud.services.tenants.getSettings(tenant.id)).slot_minutes === 25, 5_000);
-    expect(Date.now() - healed).toBeLessThan(1_000);
+    expect(Date.now() - healed).toBeLessThan(1_500); // pauses of at most 125 ms, then one sync round (the policy itself: the test above)
     await w.stop();
   });
 
