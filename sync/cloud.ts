@@ -155,9 +155,10 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
    * through a `TxBatch` (each order read once and written once per chunk, ledger rows together) and
    * the chunk's change log rows are written together at the end (`recordMany`: consecutive seqs in
    * op order, as if recorded one by one), after the batch's flush. The first failure, also in the
-   * flush, rolls the whole chunk back (nothing committed, nothing announced) and the caller runs it again with `safe = true`: each op under its own SAVEPOINT
-   * and recorded on its own, so a permanent error undoes only that op, which is stored as
-   * rejected. A transient error rolls the chunk back and is rethrown in either mode.
+   * flush, rolls the whole chunk back (nothing committed, nothing announced) and the caller runs it
+   * again with `safe = true`, without a batch: each op under its own SAVEPOINT and recorded on its
+   * own, so a permanent error undoes only that op, which is stored as rejected. A transient error
+   * rolls the chunk back and is rethrown in either mode.
    */
   async function applyChunk(device: DeviceRow, ops: WireOp[], safe: boolean): Promise<OpResult[]> {
     return changes.write(device.tenant_id, async (w) => {

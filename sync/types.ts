@@ -35,10 +35,10 @@ export interface ApplyContext {
   /** The applying transaction's timestamp. */
   now: string;
   /**
-   * Set only where a batch of ops is applied in one transaction (the cloud's push): queue ledger
-   * rows (insert-if-absent by id) to be written together before that transaction commits. Only for
-   * rows that no `apply` reads back (e.g. order status history). Absent: insert them at once
-   * (`insertIfAbsent`).
+   * Set together with `batch` (the cloud's optimistic push chunk, an appliance's pull page): queue
+   * ledger rows (insert-if-absent by id) to be written together before that transaction commits,
+   * after the batch states' flush. Only for rows that no `apply` reads back (e.g. order status
+   * history). Absent: insert them at once (`insertIfAbsent`).
    */
   deferLedger?: (table: TableName, row: { id: string } & Record<string, unknown>) => void;
   /**
