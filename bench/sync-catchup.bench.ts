@@ -26,6 +26,7 @@ import { createRuntime, type Runtime } from '../server/runtime.js';
 import { ManualClock } from '../server/shared/clock.js';
 import type { OrderStatus } from '../server/modules/orders/orders.schemas.js';
 import { SyncEngine } from '../sync/engine.js';
+import { syncRegistry } from '../server/modules/sync-descriptors.js';
 import { httpTransport } from '../sync/transport.js';
 import { machine, percentile, table } from './lib/format.js';
 import { assertDurability } from './lib/seed.js';
@@ -126,7 +127,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
   try {
     await assertDurability(rt);
     const transport = new TimedTransport(httpTransport(server.url, info.syncKey, { timeoutMs: 120_000 }));
-    const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock, transport });
+    const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock, transport, registry: syncRegistry });
     let t = performance.now();
     await engine.syncOnce();
     const bootstrapMs = performance.now() - t;
@@ -225,7 +226,7 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
     const { config, cleanup } = benchConfig(`join-${bootstrap}`);
     const rt = await createRuntime(config);
     try {
-      const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock: rt.clock, transport: httpTransport(server.url, sync_key, { timeoutMs: 120_000 }), bootstrap });
+      const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock: rt.clock, transport: httpTransport(server.url, sync_key, { timeoutMs: 120_000 }), bootstrap, registry: syncRegistry });
       const t0 = performance.now();
       const { pulled } = await engine.syncOnce();
       const ms = performance.now() - t0;

@@ -12,6 +12,7 @@ import { loadConfig } from '../server/config.js';
 import type { Database } from '../server/db/database.js';
 import { createRuntime } from '../server/runtime.js';
 import { SyncEngine } from '../sync/engine.js';
+import { syncRegistry } from '../server/modules/sync-descriptors.js';
 import { withQuery, type SyncTransport } from '../sync/transport.js';
 
 const base = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -47,7 +48,7 @@ try {
     },
   };
   const app = await createRuntime(loadConfig({ ROLE: 'local', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/x' }), { db: { sqliteFile: ':memory:' } });
-  const engine = new SyncEngine({ db: app.handle.db, changes: app.changes, clock: app.clock, transport });
+  const engine = new SyncEngine({ db: app.handle.db, changes: app.changes, clock: app.clock, transport, registry: syncRegistry });
   await engine.syncOnce();
   const actor = { tenantId: tenant.id, userId: staff.id, via: 'pos' as const };
   const N = Math.max(1, Math.min(5000, Number(process.env.N ?? 200)));

@@ -6,6 +6,7 @@ import { migrateToLatest, openDb, type DbHandle, type OpenDbOptions } from './db
 import { originName } from './db/meta.js';
 import { createServices, type Services } from './modules/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import { syncRegistry } from './modules/sync-descriptors.js';
 import { createSyncWorker, type SyncWorker } from '../sync/worker.js';
 
 export interface Runtime {
@@ -38,7 +39,7 @@ export async function createRuntime(
     const deps = { config, handle, clock, changes };
     const services = createServices(deps);
     const app = await buildApp({ ...deps, services, logger: opts.logger ?? false });
-    const sync = createSyncWorker({ ...deps, board: services.sync.board, log: (msg, extra) => app.log.info(extra ?? {}, msg) });
+    const sync = createSyncWorker({ ...deps, registry: syncRegistry, board: services.sync.board, log: (msg, extra) => app.log.info(extra ?? {}, msg) });
     let closed = false;
     return {
       ...deps,

@@ -1,5 +1,6 @@
+import type { z } from 'zod';
 import type { Tx } from '../server/db/connection.js';
-import type { ApplyBatch, ApplyContext, BatchState, TableName } from './types.js';
+import { RejectOp, type ApplyBatch, type ApplyContext, type BatchState, type TableName } from './types.js';
 
 /**
  * Insert the row, or overwrite every given column of the row with that id (state down / LWW on
@@ -82,4 +83,32 @@ export class TxBatch implements ApplyBatch {
     this.states.clear();
     this.ledger.clear();
   }
+}
+
+/**
+ * A pushed payload is validated like an API request (issue 17): parse it with the same zod schema
+ * the API uses (strings free of NUL bytes, ISO timestamps, UUID ids, the API's size limits); what
+ * the API would refuse is a permanent rejection of this op, recorded and acknowledged.
+ */
+export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: string): T {
+  const r = schema.safeParse(payload);
+  if (r.success) return r.data;
+  const first = r.error.issues[0];
+  const where = first && first.path.length ? ` (veld '${first.path.join('.')}')` : '';
+  throw new RejectOp(`Ongeldige wijziging voor ${what}${where}.`);
+}
+
+/**
+ * A reference inside a pushed payload (a product's category, an order's table ...) must name a row
+ * of the same tenant; otherwise the op is rejected (never a link into another restaurant).
+ */
+export async function assertTenantRef(trx: Tx, table: TableName, id: string | null | undefined, tenantId: string, what: string): Promise<void> {
+  if (id === null || id === undefined) return;
+  const row = await trx
+    .selectFrom(table as 'users')
+    .select('id')
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  if (!row) throw new RejectOp(`${what} bestaat niet bij dit restaurant.`);
 }

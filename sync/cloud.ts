@@ -23,7 +23,7 @@ import {
   type VersionWindow,
   type WireOp,
 } from './protocol.js';
-import { registry as defaultRegistry, type SyncRegistry } from './registry.js';
+import type { SyncRegistry } from './registry.js';
 import { TxBatch } from './apply-helpers.js';
 import { RejectOp, type SyncChange } from './types.js';
 
@@ -77,9 +77,9 @@ const permanentReason = (err: unknown): string => {
  * each lands in the cloud change log with its per-tenant seq = server_seq, keeping its op_id and
  * origin), pull (the change log after a cursor, in seq order) and the hello handshake.
  */
-export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock; registry?: SyncRegistry; window?: VersionWindow; onError?: (err: unknown, op: WireOp) => void }) {
+export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock; registry: SyncRegistry; window?: VersionWindow; onError?: (err: unknown, op: WireOp) => void }) {
   const { db, changes, clock } = deps;
-  const reg = deps.registry ?? defaultRegistry;
+  const reg = deps.registry;
   const window = deps.window ?? cloudWindow();
 
   function checkVersions(protocol: number, schema: number): void {

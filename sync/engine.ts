@@ -5,7 +5,7 @@ import { setMeta } from '../server/db/meta.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import type { Clock } from '../server/shared/clock.js';
 import { PROTOCOL_VERSION, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
-import { registry as defaultRegistry, type SyncRegistry } from './registry.js';
+import type { SyncRegistry } from './registry.js';
 import type { SyncTransport } from './transport.js';
 import { TxBatch } from './apply-helpers.js';
 import { RejectOp, type ApplyContext, type SyncChange } from './types.js';
@@ -54,7 +54,8 @@ export interface EngineOptions {
   changes: ChangeLog;
   clock: Clock;
   transport: SyncTransport;
-  registry?: SyncRegistry;
+  /** Every replicated entity (server/modules/sync-descriptors.ts). */
+  registry: SyncRegistry;
   appVersion?: string;
   schemaVersion?: number;
   protocolVersion?: number;
@@ -86,7 +87,7 @@ export class SyncEngine {
   private readonly protocolVersion: number;
 
   constructor(private readonly o: EngineOptions) {
-    this.reg = o.registry ?? defaultRegistry;
+    this.reg = o.registry;
     this.schemaVersion = o.schemaVersion ?? SCHEMA_VERSION;
     this.protocolVersion = o.protocolVersion ?? PROTOCOL_VERSION;
   }

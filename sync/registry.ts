@@ -1,26 +1,17 @@
-import { tenantsSync } from '../server/modules/tenants/tenants.sync.js';
-import { usersSync } from '../server/modules/users/users.sync.js';
-import { menuSync } from '../server/modules/menu/menu.sync.js';
-import { ordersSync } from '../server/modules/orders/orders.sync.js';
 import type { EntityDescriptor, MergeKind, TableName } from './types.js';
 
 /**
  * The one classification of every table (ARCHITECTURE §4): each table is either written by exactly
  * one replicated entity (a descriptor from its module's `<area>.sync.ts`) or local-only, with the
- * reason. test/sync/registry.test.ts lists the database's real tables and fails on any table not
- * classified here, so no later area can forget sync.
+ * reason. test/sync/sync.test.ts lists the database's real tables and fails on any table not
+ * classified, so no later area can forget sync.
  *
- * Adding an area: write `server/modules/<area>/<area>.sync.ts` exporting `EntityDescriptor[]`
- * (see sync/types.ts for the contract and an example) and add it to MODULE_DESCRIPTORS.
+ * sync/ is the framework and imports no module: the composition root
+ * (server/modules/sync-descriptors.ts) lists the modules' descriptors and their local-only tables
+ * and builds the registry the engine, the cloud and the tests use.
  */
-export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
-  ...tenantsSync,
-  ...usersSync,
-  ...menuSync,
-  ...ordersSync,
-];
 
-/** Tables that never leave the node, and why. */
+/** Infrastructure tables that never leave the node, and why (areas add theirs in the composition root). */
 export const LOCAL_ONLY: Partial<Record<TableName | 'kysely_migration' | 'kysely_migration_lock', string>> = {
   sessions: 'logins are per node; a session token is never sent elsewhere',
   login_failures: 'lock-out counting is per node',
@@ -54,7 +45,7 @@ export class SyncRegistry {
   private readonly byEntity = new Map<string, EntityDescriptor>();
   private readonly byTable = new Map<string, TableClass>();
 
-  constructor(descriptors: EntityDescriptor[] = MODULE_DESCRIPTORS) {
+  constructor(descriptors: EntityDescriptor[], moduleLocalOnly: Partial<Record<TableName, string>> = {}) {
     for (const d of descriptors) {
       if (this.byEntity.has(d.entity)) throw new Error(`sync registry: entity '${d.entity}' declared twice`);
       this.byEntity.set(d.entity, d);
@@ -66,7 +57,7 @@ export class SyncRegistry {
         this.byTable.set(table, { table, replicated: true, entity: d.entity, merge: d.merge });
       }
     }
-    for (const [table, reason] of Object.entries(LOCAL_ONLY)) {
+    for (const [table, reason] of Object.entries({ ...LOCAL_ONLY, ...moduleLocalOnly })) {
       if (this.byTable.has(table)) throw new Error(`sync registry: table '${table}' is both replicated and local-only`);
       this.byTable.set(table, { table, replicated: false, reason: reason! });
     }
@@ -76,7 +67,7 @@ export class SyncRegistry {
     }
   }
 
-  /** Every replicated entity, in MODULE_DESCRIPTORS order (a snapshot copies them in this order: tenant before its users, menu before orders). */
+  /** Every replicated entity, in the order given (MODULE_DESCRIPTORS) (a snapshot copies them in this order: tenant before its users, menu before orders). */
   descriptors(): EntityDescriptor[] {
     return [...this.byEntity.values()];
   }
@@ -100,5 +91,3 @@ export class SyncRegistry {
       .map((t) => t.table);
   }
 }
-
-export const registry = new SyncRegistry();

@@ -73,7 +73,7 @@ export interface ApplyOutcome {
 
 /**
  * One replicated entity (a change_log `entity`). Each module contributes its descriptors from its
- * own folder (`server/modules/<area>/<area>.sync.ts`) and `sync/registry.ts` lists them.
+ * own folder (`server/modules/<area>/<area>.sync.ts`) and server/modules/sync-descriptors.ts lists them.
  *
  * Rules for `apply` (it runs inside the sync transaction, on SQLite and PostgreSQL):
  * - idempotent: applying the same change twice equals applying it once;
@@ -107,7 +107,7 @@ export interface ApplyOutcome {
  *   },
  * ];
  * ```
- * and in sync/registry.ts: `...menuSync,` in MODULE_DESCRIPTORS.
+ * and in server/modules/sync-descriptors.ts: `...menuSync,` in MODULE_DESCRIPTORS.
  */
 export interface EntityDescriptor {
   /** The change_log `entity` this descriptor applies. */

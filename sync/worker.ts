@@ -211,6 +211,7 @@ export function createSyncWorker(deps: {
   clock: import('../server/shared/clock.js').Clock;
   changes: import('../server/db/change-log.js').ChangeLog;
   board: SyncStatusBoard;
+  registry: import('./registry.js').SyncRegistry;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
 }): SyncWorker | null {
   const { config } = deps;
@@ -220,6 +221,7 @@ export function createSyncWorker(deps: {
     changes: deps.changes,
     clock: deps.clock,
     board: deps.board,
+    registry: deps.registry,
     transport: httpTransport(config.cloudUrl, config.syncKey),
     key: config.databaseUrl ?? config.sqliteFile,
     appVersion: APP_VERSION,

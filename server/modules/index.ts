@@ -16,6 +16,7 @@ import { usersRoutes } from './users/users.routes.js';
 import { syncRoutes } from '../../sync/routes.js';
 import { createSyncService } from '../../sync/service.js';
 import { createUsersService } from './users/users.service.js';
+import { syncRegistry } from './sync-descriptors.js';
 
 export interface CoreDeps {
   config: Config;
@@ -31,7 +32,7 @@ export function createServices(deps: CoreDeps) {
   const users = createUsersService({ db, changes });
   const tenants = createTenantsService({ db, changes, users });
   const auth = createAuthService({ db, clock, changes });
-  const sync = createSyncService(deps);
+  const sync = createSyncService({ ...deps, registry: syncRegistry });
   const menu = createMenuService({ db, changes });
   const orders = createOrdersService({ db, changes, menu, tenants });
   return { users, tenants, auth, sync, menu, orders };

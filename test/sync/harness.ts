@@ -4,7 +4,7 @@ import { openDb, type DbHandle } from '../../server/db/connection.js';
 import { createRuntime, type Runtime } from '../../server/runtime.js';
 import { ManualClock } from '../../server/shared/clock.js';
 import { SyncEngine, type FailPoint } from '../../sync/engine.js';
-import { registry } from '../../sync/registry.js';
+import { syncRegistry as registry } from '../../server/modules/sync-descriptors.js';
 import { withQuery, type SyncReply, type SyncRequest, type SyncTransport } from '../../sync/transport.js';
 import { createTestApp, type SeededTenant, type TestApp } from '../helpers/app.js';
 
@@ -72,6 +72,7 @@ export async function createAppliance(transport: SyncTransport, opts: { clock?: 
       changes: rt.changes,
       clock,
       transport,
+      registry,
       schemaVersion: opts.schemaVersion,
       protocolVersion: opts.protocolVersion,
       pullLimit: opts.pullLimit,

@@ -5,6 +5,7 @@ import { migrateToLatest, openDb, type DbHandle } from '../../server/db/connecti
 import { originName } from '../../server/db/meta.js';
 import { loadConfig } from '../../server/config.js';
 import { createServices, type Services } from '../../server/modules/index.js';
+import { syncRegistry } from '../../server/modules/sync-descriptors.js';
 import { ManualClock } from '../../server/shared/clock.js';
 import { SyncEngine, type FailPoint } from '../../sync/engine.js';
 import { isAppError } from '../../server/shared/errors.js';
@@ -12,6 +13,8 @@ import { lane } from '../helpers/db.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../server/modules/orders/orders.schemas.js';
 import { STATUS_RANK, isFinal } from '../../server/modules/orders/orders.rules.js';
 import { createCloud, FakeTransport, replicatedState } from './harness.js';
+import { AREA_MODELS } from './models/index.js';
+import type { SideHandle, World } from './models/types.js';
 
 /**
  * Model-based convergence test (issue 4, ARCHITECTURE §7): random writes on the appliance and the
@@ -22,7 +25,7 @@ import { createCloud, FakeTransport, replicatedState } from './harness.js';
  * hold identical replicated data and every invariant must hold.
  */
 
-type Side = 'appliance' | 'cloud';
+type Side = SideHandle['side'];
 const PINS = ['1111', '2222', '3333', '4444', '5555'];
 const FIELDS = ['slot_minutes', 'max_party_size', 'seating_minutes', 'name'] as const;
 
@@ -41,7 +44,9 @@ type Cmd =
   | { t: 'createOrder'; side: Side; product: number; qty: number; key: number | null }
   | { t: 'setStatus'; side: Side; order: number; status: OrderStatus }
   | { t: 'pay'; side: Side; order: number }
-  | { t: 'editProduct'; side: Side; product: number; price: number | null; name: string | null };
+  | { t: 'editProduct'; side: Side; product: number; price: number | null; name: string | null }
+  /** A command of an area model (test/sync/models): `model` indexes AREA_MODELS. */
+  | { t: 'area'; side: Side; model: number; c: unknown };
 
 const side = fc.constantFrom<Side>('appliance', 'cloud');
 const cmd: fc.Arbitrary<Cmd> = fc.oneof(
@@ -60,6 +65,9 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ t: fc.constant('setStatus' as const), side, order: fc.nat(9), status: fc.constantFrom(...ORDER_STATUSES) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('pay' as const), side, order: fc.nat(9) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('editProduct' as const), side, product: fc.nat(2), price: fc.option(fc.integer({ min: 100, max: 3000 }), { nil: null }), name: fc.option(fc.constantFrom('Friet', 'Soep', 'Taart'), { nil: null }) }) },
+  ...AREA_MODELS.flatMap((m, model) =>
+    m.commands.map(({ weight, arbitrary }) => ({ weight, arbitrary: fc.record({ t: fc.constant('area' as const), side, model: fc.constant(model), c: arbitrary }) })),
+  ),
 );
 
 class Crash extends Error {}
@@ -86,6 +94,7 @@ class ApplianceProcess {
       changes: this.changes,
       clock: this.clock,
       transport: this.transport,
+      registry: syncRegistry,
       pullLimit: 7,
       pushBatch: 5,
       snapshotLimit: 2,
@@ -133,6 +142,13 @@ describe(`sync convergence property (${lane})`, () => {
           const users: string[] = [];
           const orders: string[] = [];
           const paid = new Set<string>();
+          const world: World = { tenantId: t.id, clock, cloud, appliance: handle, products, orders };
+          const sideHandle = (s: Side): SideHandle =>
+            s === 'cloud'
+              ? { side: s, services: cloud.services, changes: cloud.changes, db: cloud.handle.db }
+              : { side: s, services: app.services, changes: app.changes, db: handle.db };
+          const areaStates: unknown[] = [];
+          for (const m of AREA_MODELS) areaStates.push(await m.init(world));
 
           for (const c of cmds) {
             clock.advance(1000);
@@ -199,6 +215,9 @@ describe(`sync convergence property (${lane})`, () => {
                   break;
                 case 'editProduct':
                   await services.menu.updateProduct(t.id, products[c.product]!, { ...(c.price !== null ? { price_cents: c.price } : {}), ...(c.name !== null ? { name: c.name } : {}) });
+                  break;
+                case 'area':
+                  await AREA_MODELS[c.model]!.run(c.c, sideHandle(c.side), areaStates[c.model], world);
                   break;
                 case 'racePush':
                   await Promise.all([app.engine.pushOnce().catch((e) => { if (!transientOrCrash(e)) throw e; }), cloud.services.tenants.patchSettings(t.id, { max_party_size: c.value })]);
@@ -275,6 +294,8 @@ describe(`sync convergence property (${lane})`, () => {
           for (const p of patches) Object.assign(replay, (JSON.parse(p.payload) as { fields: Record<string, unknown> }).fields);
           const final = await cloud.services.tenants.getSettings(t.id);
           for (const [k, v] of Object.entries(replay)) expect((final as Record<string, unknown>)[k]).toEqual(v);
+          // Each area's own invariants (test/sync/models).
+          for (const [i, m] of AREA_MODELS.entries()) await m.check(areaStates[i], world, { cloud: sideHandle('cloud'), appliance: sideHandle('appliance') });
         } finally {
           await handle.close();
         }

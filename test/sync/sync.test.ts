@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { SyncStopped } from '../../sync/engine.js';
 import { PROTOCOL_VERSION } from '../../sync/protocol.js';
-import { registry } from '../../sync/registry.js';
+import { syncRegistry as registry } from '../../server/modules/sync-descriptors.js';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { createTestApp, cookieFrom } from '../helpers/app.js';
 import { lane } from '../helpers/db.js';

@@ -1,3 +1,4 @@
+import { syncRegistry } from '../../server/modules/sync-descriptors.js';
 import { describe, expect, it } from 'vitest';
 import { io as connect } from 'socket.io-client';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
@@ -14,6 +15,7 @@ function worker(appliance: Appliance, transport: FakeTransport, extra: Partial<C
     changes: appliance.changes,
     clock: appliance.clock,
     transport,
+    registry: syncRegistry,
     board: appliance.services.sync.board,
     key: `test-${Math.random()}`,
     longPollMs: 5_000,

@@ -1,0 +1,30 @@
+import { SyncRegistry } from '../../sync/registry.js';
+import type { EntityDescriptor, TableName } from '../../sync/types.js';
+import { menuSync } from './menu/menu.sync.js';
+import { ordersSync } from './orders/orders.sync.js';
+import { tenantsSync } from './tenants/tenants.sync.js';
+import { usersSync } from './users/users.sync.js';
+
+/**
+ * The composition root's half of sync (AREAS.md "Offline-first"): every module's replicated
+ * entities, and the module tables that stay on their node, with the reason. sync/ is the framework
+ * and imports no module; it gets this registry from here.
+ *
+ * Adding an area: write `server/modules/<area>/<area>.sync.ts` exporting `EntityDescriptor[]` (see
+ * sync/types.ts for the contract and an example) and add it below, after the entities it refers to
+ * (a snapshot copies entities in this order: tenant before its users, menu before orders). A table
+ * that must not replicate goes in MODULE_LOCAL_ONLY with its reason. test/sync/sync.test.ts fails
+ * on any table classified nowhere.
+ */
+export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
+  ...tenantsSync,
+  ...usersSync,
+  ...menuSync,
+  ...ordersSync,
+];
+
+/** Module tables that never leave the node, and why. */
+export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {};
+
+/** The one registry: the engine (appliance), the cloud and the tests use it. */
+export const syncRegistry = new SyncRegistry(MODULE_DESCRIPTORS, MODULE_LOCAL_ONLY);
