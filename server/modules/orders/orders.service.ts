@@ -54,6 +54,32 @@ function requestHash(input: CreateOrderInput, source: OrderSource): string {
   return crypto.createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
 
+/**
+ * What other areas do inside an order's own transaction (registered in the composition root,
+ * server/modules/index.ts): the floor validates `table_id` and joins the order to the table's bill,
+ * stock books a recipe's consumption when an order completes, loyalty earns points when it becomes
+ * paid. A hook runs in the same transaction as the order change (its writes commit or roll back with
+ * it, and go through the same change-log writer `w`); throwing an AppError refuses the whole change.
+ * Hooks run only for changes made through this service (API, partner API, payments); changes that
+ * arrive through sync carry the other side's own rows (ledger entries with stable ids), so a hook's
+ * writes must be idempotent by id (e.g. a ledger row id derived from the order id).
+ */
+export interface OrderHooks {
+  /** Before the order is inserted: validate (throw) or fill in columns of the row. */
+  creating: (w: Writer, actor: Actor, row: OrderRow, input: CreateOrderInput) => Promise<void>;
+  /** After the order and its items are inserted. */
+  created: (w: Writer, actor: Actor, order: Order) => Promise<void>;
+  /** After a status change (not for a repeated, unchanged status). */
+  statusChanged: (w: Writer, actor: Actor, order: Order, from: OrderStatus, to: OrderStatus) => Promise<void>;
+  /** After open → paid (once per order). */
+  paid: (w: Writer, actor: Actor, order: Order, payment: PaymentInfo) => Promise<void>;
+}
+export interface PaymentInfo {
+  provider?: string;
+  payment_id?: string;
+  amount_cents?: number;
+}
+
 const forbiddenMove = (from: OrderStatus, to: OrderStatus) => conflict(`Deze statuswijziging is niet toegestaan (van '${from}' naar '${to}').`);
 const keyReused = () => conflict('Deze idempotency-sleutel is al gebruikt voor een andere bestelling.');
 
@@ -61,6 +87,10 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
   const { db, changes, menu, tenants } = deps;
   /** K on an appliance, W in the cloud: numbers born on either side never collide (ARCHITECTURE §4). */
   const prefix = changes.origin === 'cloud' ? 'W' : 'K';
+  const hooks: { [K in keyof OrderHooks]: OrderHooks[K][] } = { creating: [], created: [], statusChanged: [], paid: [] };
+  async function run<K extends keyof OrderHooks>(name: K, ...args: Parameters<OrderHooks[K]>): Promise<void> {
+    for (const fn of hooks[name]) await (fn as (...a: Parameters<OrderHooks[K]>) => Promise<void>)(...args);
+  }
 
   async function load(tenantId: string, id: string, exec = db as Db | Writer['trx']): Promise<Order> {
     const row = await ordersRepository.find(exec, tenantId, id);
@@ -98,6 +128,11 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
   });
 
   return {
+    /** Registers a hook (see OrderHooks); the composition root wires the areas together with it. */
+    on<K extends keyof OrderHooks>(name: K, fn: OrderHooks[K]): void {
+      hooks[name].push(fn);
+    },
+
     get: (tenantId: string, id: string) => load(tenantId, id),
 
     async list(tenantId: string, filter: OrderFilter, limit: number, offset: number) {
@@ -184,11 +219,13 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
             created_at: w.now,
             updated_at: w.now,
           };
+          await run('creating', w, actor, row, input);
           await ordersRepository.insert(w.trx, row);
           await ordersRepository.insertItems(w.trx, items);
           const history = historyRow(w, actor, id, null, 'new');
           await ordersRepository.insertHistory(w.trx, history);
           const order = toOrderDto(row, items);
+          await run('created', w, actor, order);
           await w.record({
             entity: 'order',
             entityId: id,
@@ -221,12 +258,13 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         await ordersRepository.insertHistory(w.trx, history);
         const order = toOrderDto({ ...row, status: to, updated_at: w.now }, await ordersRepository.itemsOf(w.trx, [id]));
         await w.record({ entity: 'order', entityId: id, kind: 'order.status_changed', payload: { order, from: row.status, to, history } });
+        await run('statusChanged', w, actor, order, row.status, to);
         return { order, from: row.status, changed: true };
       });
     },
 
     /** Open → paid, once; paid never reverts. Emits order.paid the first time only. */
-    async markPaid(actor: Actor, id: string, payment: { provider?: string; payment_id?: string; amount_cents?: number } = {}): Promise<{ order: Order; changed: boolean }> {
+    async markPaid(actor: Actor, id: string, payment: PaymentInfo = {}): Promise<{ order: Order; changed: boolean }> {
       return changes.write(actor.tenantId, async (w) => {
         const row = await ordersRepository.find(w.trx, actor.tenantId, id);
         if (!row) throw notFound('Bestelling');
@@ -235,6 +273,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         await ordersRepository.update(w.trx, actor.tenantId, id, { payment_status: 'paid', updated_at: w.now });
         const order = toOrderDto({ ...row, payment_status: 'paid', updated_at: w.now }, await ordersRepository.itemsOf(w.trx, [id]));
         await w.record({ entity: 'order', entityId: id, kind: 'order.paid', payload: { order, payment: { ...payment, by: actor.userId, via: actor.via } } });
+        await run('paid', w, actor, order, payment);
         return { order, changed: true };
       });
     },
