@@ -14,6 +14,7 @@ import authPlugin from './plugins/auth.js';
 import openapiPlugin from './plugins/openapi.js';
 import realtimePlugin from './plugins/realtime.js';
 import consumersPlugin from './plugins/consumers.js';
+import schedulerPlugin from './plugins/scheduler.js';
 import { connectCluster, localNodeName } from './cluster.js';
 import { registerModules, type Services } from './modules/index.js';
 import { pagesRoutes } from './pages.js';
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openapiPlugin);
   await app.register(authPlugin, { auth: deps.services.auth });
   await app.register(realtimePlugin, { auth: deps.services.auth, changes: deps.changes, db: deps.handle.db, adapter: cluster?.adapter });
+  await app.register(schedulerPlugin);
   await app.register(consumersPlugin, { db: deps.handle.db, dialect: deps.handle.dialect, clock: deps.clock, changes: deps.changes, node: cluster?.node ?? localNodeName() });
 
   await registerModules(app, deps, deps.services);

@@ -31,7 +31,9 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<St
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/`;
   app.log.info({ role: config.role, dialect: runtime.handle.dialect, url }, 'restaurant service ready');
-  // Sync last, once the appliance serves its own staff (no-op without CLOUD_URL and SYNC_KEY).
+  // Timed jobs (server/plugins/scheduler.ts), then sync last, once the appliance serves its own staff
+  // (no-op without CLOUD_URL and SYNC_KEY).
+  app.scheduler.start();
   runtime.sync?.start();
 
   if (opts.handleSignals !== false) {
