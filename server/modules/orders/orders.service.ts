@@ -127,6 +127,18 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
     created_at: w.now,
   });
 
+  async function markPaidIn(w: Writer, actor: Actor, id: string, payment: PaymentInfo = {}): Promise<{ order: Order; changed: boolean }> {
+    const row = await ordersRepository.find(w.trx, actor.tenantId, id);
+    if (!row) throw notFound('Bestelling');
+    if (row.payment_status === 'paid') return { order: await load(actor.tenantId, id, w.trx), changed: false };
+    if (row.status === 'cancelled') throw conflict('Een geannuleerde bestelling kan niet betaald worden.');
+    await ordersRepository.update(w.trx, actor.tenantId, id, { payment_status: 'paid', updated_at: w.now });
+    const order = toOrderDto({ ...row, payment_status: 'paid', updated_at: w.now }, await ordersRepository.itemsOf(w.trx, [id]));
+    await w.record({ entity: 'order', entityId: id, kind: 'order.paid', payload: { order, payment: { ...payment, by: actor.userId, via: actor.via } } });
+    await run('paid', w, actor, order, payment);
+    return { order, changed: true };
+  }
+
   return {
     /** Registers a hook (see OrderHooks); the composition root wires the areas together with it. */
     on<K extends keyof OrderHooks>(name: K, fn: OrderHooks[K]): void {
@@ -265,18 +277,18 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
 
     /** Open → paid, once; paid never reverts. Emits order.paid the first time only. */
     async markPaid(actor: Actor, id: string, payment: PaymentInfo = {}): Promise<{ order: Order; changed: boolean }> {
-      return changes.write(actor.tenantId, async (w) => {
-        const row = await ordersRepository.find(w.trx, actor.tenantId, id);
-        if (!row) throw notFound('Bestelling');
-        if (row.payment_status === 'paid') return { order: await load(actor.tenantId, id, w.trx), changed: false };
-        if (row.status === 'cancelled') throw conflict('Een geannuleerde bestelling kan niet betaald worden.');
-        await ordersRepository.update(w.trx, actor.tenantId, id, { payment_status: 'paid', updated_at: w.now });
-        const order = toOrderDto({ ...row, payment_status: 'paid', updated_at: w.now }, await ordersRepository.itemsOf(w.trx, [id]));
-        await w.record({ entity: 'order', entityId: id, kind: 'order.paid', payload: { order, payment: { ...payment, by: actor.userId, via: actor.via } } });
-        await run('paid', w, actor, order, payment);
-        return { order, changed: true };
-      });
+      return changes.write(actor.tenantId, (w) => markPaidIn(w, actor, id, payment));
     },
+
+    /**
+     * markPaid inside the caller's transaction (payments: the payment row's conditional update and
+     * the order change commit together, issue 12). Throws CONFLICT before writing anything for a
+     * cancelled order.
+     */
+    markPaidIn,
+
+    /** One order, read inside the caller's transaction. */
+    getIn: (w: Writer, tenantId: string, id: string) => load(tenantId, id, w.trx),
   };
 }
 
