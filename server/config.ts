@@ -26,6 +26,12 @@ const EnvSchema = z.object({
   REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, cijfers en : . - _ (hoogstens 64)').default('restaurant:'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** 1: the cloud may send webhooks to private, loopback and link-local addresses (CONTRACT §15; the appliance always may). */
+  WEBHOOK_ALLOW_PRIVATE: boolish.default(false),
+  MOLLIE_API_KEY: z.string().regex(/^(test|live)_\w{20,}$/, "moet beginnen met test_ of live_ (de API-sleutel uit het Mollie-dashboard)").optional(),
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional(),
+  /** Tests only: the Mollie API the official client talks to (a fake on 127.0.0.1); unset: Mollie's own. */
+  MOLLIE_API_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Role = 'local' | 'cloud';
@@ -45,6 +51,12 @@ export interface Config {
   redisPrefix?: string;
   logLevel: string;
   bodyLimit: number;
+  /** WEBHOOK_ALLOW_PRIVATE (docs/partners.md): webhooks may go to private/loopback/link-local addresses in the cloud too. */
+  webhookAllowPrivate: boolean;
+  /** Payments (docs/payments.md): the Mollie key (unset: the built-in simulator), where guests and Mollie reach this server, and the Mollie API endpoint override for tests. */
+  mollieApiKey?: string;
+  publicBaseUrl?: string;
+  mollieApiEndpoint?: string;
   /** Where the SQLite file lives when no DATABASE_URL is set; ':memory:' in tests. */
   sqliteFile: string;
 }
@@ -66,6 +78,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (e.ROLE === 'cloud' && !e.DATABASE_URL) {
     throw new ConfigError('Ongeldige configuratie:\n  ROLE=cloud heeft DATABASE_URL (PostgreSQL) nodig.');
   }
+  if (e.MOLLIE_API_KEY && !e.PUBLIC_BASE_URL) {
+    throw new ConfigError('Ongeldige configuratie:\n  MOLLIE_API_KEY heeft PUBLIC_BASE_URL nodig: het adres waarop gasten en Mollie deze server bereiken.');
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   return Object.freeze({
     role: e.ROLE,
@@ -81,6 +96,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisPrefix: e.REDIS_KEY_PREFIX,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT_BYTES,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    mollieApiKey: e.MOLLIE_API_KEY,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
+    mollieApiEndpoint: e.MOLLIE_API_ENDPOINT,
     sqliteFile: path.join(dataDir, 'restaurant.sqlite'),
     ...overrides,
   });

@@ -36,6 +36,11 @@ export interface ChangeConsumer {
   batchSize?: number;
   /** One tenant's changes in seq order, inside the transaction that advances the cursor past them. */
   handle(batch: ChangeRecord[], ctx: { trx: Tx; tenantId: string; node: string }): Promise<void>;
+  /**
+   * After the batch's transaction committed (e.g. wake the worker that acts on the rows `handle`
+   * wrote). Not called when the batch rolled back; a throw is reported through onError only.
+   */
+  afterCommit?(batch: ChangeRecord[], ctx: { tenantId: string; node: string }): void;
 }
 
 export interface ConsumerOptions {
@@ -202,12 +207,14 @@ export class ChangeConsumers {
   /** One claimed batch in one transaction (see the top of this file). */
   private async runBatch(c: ChangeConsumer, tenantId: string): Promise<Outcome> {
     const size = c.batchSize ?? 100;
-    return this.opts.db.transaction().execute(async (trx) => {
+    let handled: ChangeRecord[] | null = null;
+    const outcome = await this.opts.db.transaction().execute(async (trx): Promise<Outcome> => {
       const cursor = await this.claim(trx, c.name, tenantId);
       if (cursor === null) return 'locked';
       const batch = await readChanges(trx, tenantId, cursor, size);
       if (batch.length === 0) return 'done';
       await c.handle(batch, { trx, tenantId, node: this.opts.node });
+      handled = batch;
       await trx
         .updateTable('change_consumers')
         .set({ last_seq: batch[batch.length - 1]!.seq, node: this.opts.node, updated_at: this.opts.clock.now().toISOString() })
@@ -217,6 +224,14 @@ export class ChangeConsumers {
       // Look again after commit: more may have committed while this batch ran.
       return 'more';
     });
+    if (handled && c.afterCommit) {
+      try {
+        c.afterCommit(handled, { tenantId, node: this.opts.node });
+      } catch (err) {
+        this.opts.onError?.(err, c.name, tenantId);
+      }
+    }
+    return outcome;
   }
 
   /** Locks the cursor row and returns its position; null when another node holds it. */

@@ -17,6 +17,11 @@ import { syncRoutes } from '../../sync/routes.js';
 import { createSyncService } from '../../sync/service.js';
 import { createUsersService } from './users/users.service.js';
 import { syncRegistry } from './sync-descriptors.js';
+import { apiKeysRoutes } from './apikeys/apikeys.routes.js';
+import { createApiKeysService } from './apikeys/apikeys.service.js';
+import { externalRoutes } from './external/external.routes.js';
+import { webhooksRoutes } from './webhooks/webhooks.routes.js';
+import { createWebhooksService } from './webhooks/webhooks.service.js';
 
 export interface CoreDeps {
   config: Config;
@@ -35,7 +40,9 @@ export function createServices(deps: CoreDeps) {
   const sync = createSyncService({ ...deps, registry: syncRegistry });
   const menu = createMenuService({ db, changes });
   const orders = createOrdersService({ db, changes, menu, tenants });
-  return { users, tenants, auth, sync, menu, orders };
+  const apiKeys = createApiKeysService({ db, changes, clock });
+  const webhooks = createWebhooksService({ db, dialect: handle.dialect, changes, clock, config: deps.config, tenants });
+  return { users, tenants, auth, sync, menu, orders, apiKeys, webhooks };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -52,6 +59,9 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(menuRoutes, { menu: services.menu });
       await api.register(staffMenuRoutes, { menu: services.menu });
       await api.register(ordersRoutes, { orders: services.orders });
+      await api.register(apiKeysRoutes, { apiKeys: services.apiKeys });
+      await api.register(webhooksRoutes, { webhooks: services.webhooks });
+      await api.register(externalRoutes, { apiKeys: services.apiKeys, orders: services.orders, menu: services.menu });
     },
     { prefix: '/api/v1' },
   );

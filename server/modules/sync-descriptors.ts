@@ -4,6 +4,8 @@ import { menuSync } from './menu/menu.sync.js';
 import { ordersSync } from './orders/orders.sync.js';
 import { tenantsSync } from './tenants/tenants.sync.js';
 import { usersSync } from './users/users.sync.js';
+import { apiKeysSync } from './apikeys/apikeys.sync.js';
+import { webhooksSync } from './webhooks/webhooks.sync.js';
 
 /**
  * The composition root's half of sync (AREAS.md "Offline-first"): every module's replicated
@@ -21,10 +23,15 @@ export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
   ...usersSync,
   ...menuSync,
   ...ordersSync,
+  ...apiKeysSync,
+  ...webhooksSync,
 ];
 
 /** Module tables that never leave the node, and why. */
-export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {};
+export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {
+  api_key_usage: "when this node last saw each API key (last_used_at): per node, written at most once a minute per key, never a change-log entry",
+  webhook_deliveries: "the sending node's delivery queue and history (the cloud, or a stand-alone appliance): each event is sent by one node, so the queue stays there",
+};
 
 /** The one registry: the engine (appliance), the cloud and the tests use it. */
 export const syncRegistry = new SyncRegistry(MODULE_DESCRIPTORS, MODULE_LOCAL_ONLY);

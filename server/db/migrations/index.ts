@@ -5,6 +5,9 @@ import * as m0003 from './0003_sync.js';
 import * as m0004 from './0004_consumers.js';
 import * as m0005 from './0005_orders_live_index.js';
 import * as m0006 from './0006_sync_snapshot.js';
+import * as m0007 from './0007_sync_trust.js';
+import * as m0008 from './0008_stock.js';
+import * as m0012 from './0012_webhooks.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -18,6 +21,9 @@ export const migrations: Record<string, Migration> = {
   '0004_consumers': m0004,
   '0005_orders_live_index': m0005,
   '0006_sync_snapshot': m0006,
+  '0007_sync_trust': m0007,
+  '0008_stock': m0008,
+  '0012_webhooks': m0012,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

@@ -1,5 +1,5 @@
 import type { ChangeLog } from '../../db/change-log.js';
-import type { Db } from '../../db/connection.js';
+import type { Db, Executor } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { claimMeta } from '../../db/meta.js';
 import { conflict, notFound } from '../../shared/errors.js';
@@ -74,8 +74,9 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
       return tenantsRepository.findBySlug(db, slug);
     },
 
-    async byId(id: string): Promise<TenantRow | undefined> {
-      return tenantsRepository.findById(db, id);
+    /** `exec`: a caller's transaction (e.g. a change-log consumer's, which must not wait for another connection). */
+    async byId(id: string, exec: Executor = db): Promise<TenantRow | undefined> {
+      return tenantsRepository.findById(exec, id);
     },
 
     async count(): Promise<number> {

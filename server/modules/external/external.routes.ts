@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errors, pageOf } from '../../shared/schemas.js';
+import { apiKeyGuard, apiKeyOf } from '../apikeys/apikeys.guard.js';
+import { EXTERNAL_READS_PER_MINUTE } from '../apikeys/apikeys.schemas.js';
+import type { ApiKeysService } from '../apikeys/apikeys.service.js';
+import { StaffMenu } from '../menu/menu.schemas.js';
+import type { MenuService } from '../menu/menu.service.js';
+import { Order } from '../orders/orders.schemas.js';
+import type { OrdersService } from '../orders/orders.service.js';
+import { ExternalOrderParams, ExternalOrdersQuery, ExternalStatusBody } from './external.schemas.js';
+
+export interface ExternalDeps {
+  apiKeys: ApiKeysService;
+  orders: OrdersService;
+  menu: MenuService;
+}
+
+/** OpenAPI tag of the partner API: everything a partner needs is under it. */
+export const PARTNER_TAG = 'Partner-API';
+
+const AUTH =
+  'Send `Authorization: Bearer svc_…` (an API key an admin made under "API-sleutels"). A missing, unknown or revoked key is 401 UNAUTHORIZED; ' +
+  'a key without the scope is 403 FORBIDDEN (scopes: read < write < admin). ';
+const READ = `${AUTH}Scope \`read\`. At most ${EXTERNAL_READS_PER_MINUTE} reads per minute per key (over all read endpoints); more is 429 RATE_LIMITED with Retry-After.`;
+
+/**
+ * The partner API (spec §4.9, CONTRACT §12): bearer API keys, each endpoint one call into the service
+ * of the area it reads or changes (the same rules as the staff API and sync).
+ */
+export const externalRoutes: FastifyPluginAsyncZod<ExternalDeps> = async (app, deps) => {
+  const requireKey = apiKeyGuard(app, deps.apiKeys);
+  const tags = [PARTNER_TAG];
+  const security = [{ apiKey: [] }];
+
+  app.get(
+    '/external/orders',
+    {
+      preHandler: requireKey('read'),
+      schema: {
+        tags,
+        security,
+        summary: 'Orders, newest first',
+        description: `${READ} Filter by \`status\` (comma-separated); paginated with \`limit\` (default 50, max 200) and \`offset\`.`,
+        querystring: ExternalOrdersQuery,
+        response: { 200: pageOf(Order), ...errors(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const { status, limit, offset } = request.query;
+      return deps.orders.list(apiKeyOf(request).tenantId, { statuses: status }, limit, offset);
+    },
+  );
+
+  app.get(
+    '/external/menu',
+    {
+      preHandler: requireKey('read'),
+      schema: {
+        tags,
+        security,
+        summary: 'The menu: categories in order, each with its products (price in cents, available or not)',
+        description: `${READ} Products without a (live) category are listed last under "Overig" (id null). No costs.`,
+        response: { 200: StaffMenu, ...errors(401, 403, 429) },
+      },
+    },
+    async (request) => deps.menu.staffMenu(apiKeyOf(request).tenantId),
+  );
+
+  app.post(
+    '/external/orders/:id/status',
+    {
+      preHandler: requireKey('write'),
+      schema: {
+        tags,
+        security,
+        summary: 'Change an order’s status (emits the order.status_changed webhook with { order, from, to })',
+        description:
+          `${AUTH}Scope \`write\`. The order rules of the staff API apply (forward only, skipping allowed, cancelled from any active status). ` +
+          'Setting the current status again changes nothing and answers 200 with the order. An order of another restaurant is 404. ' +
+          'Counts against the mutation limit of 60 per minute per client address.',
+        params: ExternalOrderParams,
+        body: ExternalStatusBody,
+        response: { 200: Order, ...errors(400, 401, 403, 404, 409, 429) },
+      },
+    },
+    async (request) => {
+      const key = apiKeyOf(request);
+      const { order } = await deps.orders.setStatus({ tenantId: key.tenantId, userId: null, via: 'external' }, request.params.id, request.body.status);
+      return order;
+    },
+  );
+};

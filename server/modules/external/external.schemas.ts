@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { Limit, Offset } from '../../shared/schemas.js';
+import { OrderStatus, StatusList } from '../orders/orders.schemas.js';
+import '../../shared/validation.js';
+
+export const ExternalOrdersQuery = z
+  .object({
+    status: StatusList.optional().meta({ description: 'One status or several, comma-separated (e.g. new,accepted).' }),
+    limit: Limit,
+    offset: Offset,
+  })
+  .strict();
+
+export const ExternalOrderParams = z.object({ id: z.uuid() });
+
+export const ExternalStatusBody = z
+  .object({
+    status: OrderStatus.meta({
+      description:
+        'new → accepted → preparing → ready → delivering → completed: forward only, steps may be skipped; any active status may become cancelled. ' +
+        'The current status again is a no-op (200); backward or out of a final status is 409.',
+    }),
+  })
+  .strict();

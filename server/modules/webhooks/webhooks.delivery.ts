@@ -1,0 +1,196 @@
+import type { Db, Dialect } from '../../db/connection.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import type { PostResult } from './webhooks.outbound.js';
+import { webhooksRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks.schemas.js';
+
+/** Where the worker sets its wake-ups: real timers in production, a fake in tests (with a ManualClock). */
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+export const realTimers: Timers = {
+  set: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clear: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+export interface DeliveryWorkerOptions {
+  db: Db;
+  dialect: Dialect;
+  clock: Clock;
+  timers?: Timers;
+  /** One attempt: sign and POST (webhooks.service.ts). */
+  send: (delivery: DeliveryRow, webhook: SubscriptionRow) => Promise<PostResult>;
+  /** How long a claim keeps other nodes off a delivery (far longer than one attempt's 10 s). */
+  leaseMs?: number;
+  /** Deliveries claimed per statement. */
+  batchSize?: number;
+  /** Once started, look at least this often (deliveries other nodes queued, leases of dead nodes). */
+  pollMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * The persisted delivery queue's sender (CONTRACT §12, docs/partners.md "Delivery").
+ *
+ * A pass claims due rows (`status = 'pending' and next_attempt_at <= now`, not claimed by a live
+ * lease) in one statement, sends them concurrently, and records each outcome on its row, then
+ * claims again until nothing is due. Outcome of an attempt: 2xx → delivered; otherwise the attempt
+ * counts and the next one is due 1 s, 4 s, 16 s later; after the 4th it is failed (an admin can
+ * send it again). The row, its attempt count and its due time are the whole state: a restart (or
+ * another node) continues exactly where it stood, with the same delivery id and body.
+ *
+ * Passes run when kicked (new deliveries committed, a redelivery) and, once `start()`ed (the server
+ * listens), at the next due time and at least every `pollMs`. Tests do not start it: they move a
+ * ManualClock and call `runDue()` (or fire fake timers).
+ */
+export class DeliveryWorker {
+  private readonly timers: Timers;
+  private readonly leaseMs: number;
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+  private started = false;
+  private closed = false;
+  private running: Promise<number> | null = null;
+  private again = false;
+  private timer: unknown = null;
+  /** When the pending wake-up fires (clock ms), for tests and diagnostics. */
+  wakeAt: number | null = null;
+
+  constructor(private readonly opts: DeliveryWorkerOptions) {
+    this.timers = opts.timers ?? realTimers;
+    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.batchSize = opts.batchSize ?? 20;
+    this.pollMs = opts.pollMs ?? 5_000;
+  }
+
+  /** Timers on: a pass now, then at each due time (server listening). */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    this.kick();
+  }
+
+  /** Something may be due now: run a pass (or one more after the pass in flight). */
+  kick(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      // A kick that came while the pass was scheduling its wake-up.
+      if (this.again && !this.closed) this.kick();
+    });
+  }
+
+  /** A pass now, awaited (joins the pass in flight and runs one more): the number of attempts made. */
+  async runDue(): Promise<number> {
+    if (this.closed) return 0;
+    let total = 0;
+    if (this.running) {
+      this.again = true;
+      total += await this.running;
+      if (this.running) total += await this.running;
+      return total;
+    }
+    this.kick();
+    return (await this.running) ?? 0;
+  }
+
+  /** Resolves when no pass is running. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running.catch(() => 0);
+  }
+
+  /** Stops the timers and waits for the attempts in flight (at most one attempt's timeout). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) this.timers.clear(this.timer);
+    this.timer = null;
+    this.wakeAt = null;
+    await this.idle();
+  }
+
+  private async drain(): Promise<number> {
+    let attempts = 0;
+    try {
+      do {
+        this.again = false;
+        for (;;) {
+          const n = await this.pass();
+          attempts += n;
+          if (n === 0 || this.closed) break;
+        }
+      } while (this.again && !this.closed);
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
+    if (this.started && !this.closed) await this.schedule();
+    return attempts;
+  }
+
+  /** One claim and its sends; the number of deliveries claimed. */
+  private async pass(): Promise<number> {
+    const { db, dialect, clock } = this.opts;
+    const now = clock.now();
+    const token = newId();
+    const claimed = await webhooksRepository.claimDue(db, dialect, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString(), token, this.batchSize);
+    if (claimed.length === 0) return 0;
+    const hooks = new Map((await webhooksRepository.byIds(db, [...new Set(claimed.map((d) => d.webhook_id))])).map((w) => [w.id, w]));
+    await Promise.all(claimed.map((d) => this.attempt(d, hooks.get(d.webhook_id), token)));
+    return claimed.length;
+  }
+
+  private async attempt(d: DeliveryRow, hook: SubscriptionRow | undefined, token: string): Promise<void> {
+    const { db, clock } = this.opts;
+    if (!hook || hook.deleted_at) {
+      const at = clock.now().toISOString();
+      await webhooksRepository.finish(db, d.id, token, { status: 'failed', next_attempt_at: null, last_error: 'De webhook is verwijderd.', updated_at: at });
+      return;
+    }
+    let result: PostResult;
+    try {
+      result = await this.opts.send(d, hook);
+    } catch (err) {
+      this.opts.onError?.(err);
+      result = { ok: false, status: null, error: 'Versturen mislukt.', final: false, ms: 0 };
+    }
+    const at = clock.now();
+    const attempts = d.attempts + 1;
+    const base = { attempts, last_attempt_at: at.toISOString(), last_status_code: result.status, last_error: result.error, updated_at: at.toISOString() };
+    const patch: Partial<DeliveryRow> = result.ok
+      ? { ...base, status: 'delivered', delivered_at: at.toISOString(), next_attempt_at: null }
+      : result.final || attempts >= MAX_ATTEMPTS
+        ? { ...base, status: 'failed', next_attempt_at: null }
+        : { ...base, status: 'pending', next_attempt_at: new Date(at.getTime() + RETRY_DELAYS_MS[attempts - 1]!).toISOString() };
+    await webhooksRepository.finish(db, d.id, token, patch);
+  }
+
+  /** The next wake-up: the earliest due time (or lease end), at most `pollMs` away. */
+  private async schedule(): Promise<void> {
+    if (this.timer) this.timers.clear(this.timer);
+    this.timer = null;
+    let delay = this.pollMs;
+    try {
+      const due = await webhooksRepository.nextDue(this.opts.db);
+      if (due) delay = Math.min(delay, Math.max(0, new Date(due).getTime() - this.opts.clock.now().getTime()));
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
+    if (this.closed) return;
+    this.wakeAt = this.opts.clock.now().getTime() + delay;
+    this.timer = this.timers.set(() => {
+      this.timer = null;
+      this.wakeAt = null;
+      this.kick();
+    }, Math.max(delay, 10));
+  }
+}

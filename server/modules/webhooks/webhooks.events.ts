@@ -1,0 +1,45 @@
+import type { ChangeRecord } from '../../db/change-log.js';
+import { WEBHOOK_EVENTS, type WebhookEventType } from './webhooks.schemas.js';
+
+const EVENT_SET: ReadonlySet<string> = new Set(WEBHOOK_EVENTS);
+export const isWebhookEvent = (kind: string): kind is WebhookEventType => EVENT_SET.has(kind);
+
+/** Change-log bookkeeping that is not for partners (sync, idempotency, audit internals). */
+const INTERNAL_KEYS = new Set(['history', 'history_rows', 'fields', 'request_hash', 'idempotency_key', 'created_by', 'origin', 'business_day', 'by', 'via']);
+
+function publicPart(value: unknown): Record<string, unknown> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { value };
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([k]) => !INTERNAL_KEYS.has(k)));
+}
+
+export interface EventOfChange {
+  type: WebhookEventType;
+  /**
+   * What makes two changes the same event for a receiver: a delivery is unique per (webhook, key).
+   * An event can reach the cloud's log twice in meaning (both sides of an outage marked the same
+   * order paid, or moved it to the same status): the order id (+ status) keeps that to one delivery.
+   */
+  key: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The webhook event a change-log record is, or null (not one of the six events, or a change that did
+ * not happen here: an order status the cloud did not apply because the order already had another
+ * final status).
+ */
+export function eventOf(change: Pick<ChangeRecord, 'kind' | 'entity_id' | 'payload'>): EventOfChange | null {
+  if (!isWebhookEvent(change.kind)) return null;
+  const p = (change.payload ?? {}) as Record<string, unknown> & { order?: { status?: string }; from?: unknown; to?: unknown; payment?: unknown };
+  switch (change.kind) {
+    case 'order.created':
+      return { type: change.kind, key: `order.created:${change.entity_id}`, data: { order: p.order } };
+    case 'order.status_changed':
+      if (!p.order || p.order.status !== p.to) return null;
+      return { type: change.kind, key: `order.status_changed:${change.entity_id}:${String(p.to)}`, data: { order: p.order, from: p.from, to: p.to } };
+    case 'order.paid':
+      return { type: change.kind, key: `order.paid:${change.entity_id}`, data: { order: p.order, ...(p.payment ? { payment: publicPart(p.payment) } : {}) } };
+    default:
+      return { type: change.kind, key: `${change.kind}:${change.entity_id}`, data: publicPart(change.payload) };
+  }
+}

@@ -1,0 +1,297 @@
+import crypto from 'node:crypto';
+import type { Config } from '../../config.js';
+import type { ChangeLog, ChangeRecord } from '../../db/change-log.js';
+import type { ChangeConsumer } from '../../db/consumers.js';
+import type { Db, Dialect, Tx } from '../../db/connection.js';
+import type { Clock } from '../../shared/clock.js';
+import { conflict, invalidField, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import type { TenantsService } from '../tenants/tenants.service.js';
+import { DeliveryWorker, type Timers } from './webhooks.delivery.js';
+import { eventOf } from './webhooks.events.js';
+import { AddressNotFound, AddressRefused, postOnce, resolveChecked, signature, systemResolver, type Resolver } from './webhooks.outbound.js';
+import { webhooksRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  CreateWebhookBody,
+  MAX_WEBHOOKS,
+  type CreateWebhookInput,
+  type Delivery,
+  type DeliveryStatus,
+  type Webhook,
+  type WebhookEventBody,
+  type WebhookEventType,
+  type WebhookRecord,
+} from './webhooks.schemas.js';
+
+export const WEBHOOK_CONSUMER = 'webhooks';
+
+export const newWebhookSecret = (): string => `whsec_${crypto.randomBytes(32).toString('hex')}`;
+
+export function toWebhookDto(row: SubscriptionRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as WebhookEventType[],
+    description: row.description,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The row as it travels through sync: all of it (the sender needs the secret to sign). */
+export const toWebhookRecord = (row: SubscriptionRow): WebhookRecord => ({
+  id: row.id,
+  url: row.url,
+  events: JSON.parse(row.events) as WebhookEventType[],
+  secret: row.secret,
+  description: row.description,
+  created_by: row.created_by,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+  deleted_at: row.deleted_at,
+});
+
+export function toDeliveryDto(row: DeliveryRow): Delivery {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event_id: row.event_id,
+    event_type: row.event_type as WebhookEventType,
+    status: row.status as DeliveryStatus,
+    attempts: row.attempts,
+    next_attempt_at: row.next_attempt_at,
+    last_attempt_at: row.last_attempt_at,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    delivered_at: row.delivered_at,
+    created_at: row.created_at,
+    event: JSON.parse(row.body) as WebhookEventBody,
+  };
+}
+
+/**
+ * Who sends (docs/partners.md "One sender per event"): the cloud sends the events born anywhere (an
+ * appliance's change reaches the cloud's change log when it syncs, and the cloud's consumer sees it
+ * there); an appliance without a cloud sends its own; an appliance with a cloud sends none.
+ */
+export const isWebhookSender = (config: Pick<Config, 'role' | 'cloudUrl'>): boolean => config.role === 'cloud' || !config.cloudUrl;
+
+/**
+ * Whether the sender may reach private, loopback and link-local addresses: a stand-alone appliance
+ * always may (printers and bridges on the restaurant's own network); the cloud only when the operator
+ * says so (WEBHOOK_ALLOW_PRIVATE). An appliance with a cloud registers by the cloud's rule, since the
+ * cloud will send.
+ */
+export const mayReachPrivate = (config: Pick<Config, 'role' | 'cloudUrl' | 'webhookAllowPrivate'>): boolean =>
+  (config.role === 'local' && !config.cloudUrl) || config.webhookAllowPrivate === true;
+
+export interface WebhooksDeps {
+  db: Db;
+  dialect: Dialect;
+  changes: ChangeLog;
+  clock: Clock;
+  config: Config;
+  tenants: TenantsService;
+  timers?: Timers;
+}
+
+export function createWebhooksService(deps: WebhooksDeps) {
+  const { db, changes, clock, config, tenants } = deps;
+  const allowPrivate = mayReachPrivate(config);
+  /** The outside world, replaceable in tests (a fake DNS for the rebinding case). */
+  const net: { resolve: Resolver; timeoutMs: number } = { resolve: systemResolver, timeoutMs: ATTEMPT_TIMEOUT_MS };
+  /** Tenant slugs for event bodies (a slug does not change). */
+  const slugs = new Map<string, string>();
+
+  async function slugOf(tenantId: string, trx: Tx): Promise<string> {
+    let slug = slugs.get(tenantId);
+    if (slug === undefined) {
+      slug = (await tenants.byId(tenantId, trx))?.slug ?? '';
+      slugs.set(tenantId, slug);
+    }
+    return slug;
+  }
+
+  /** The URL's address must be allowed for the sender (checked again, on the resolved address, at every attempt). */
+  async function checkUrl(url: string): Promise<void> {
+    if (allowPrivate) return;
+    try {
+      await resolveChecked(new URL(url), { allowPrivate, resolve: net.resolve });
+    } catch (err) {
+      if (err instanceof AddressRefused || err instanceof AddressNotFound) throw invalidField('url', err.message.replace(/^./, (c) => c.toLowerCase()));
+      throw err;
+    }
+  }
+
+  /** One attempt of one delivery: sign the stored body with the webhook's current secret and POST it. */
+  async function send(d: DeliveryRow, hook: SubscriptionRow) {
+    const headers = {
+      'x-service-signature': signature(hook.secret, d.body),
+      'x-service-delivery': d.id,
+      'x-service-event': d.event_type,
+      'x-service-attempt': String(d.attempts + 1),
+    };
+    return postOnce(hook.url, d.body, headers, { allowPrivate, resolve: net.resolve, timeoutMs: net.timeoutMs });
+  }
+
+  /** Where failures of the worker go (the routes plugin points it at the app's logger). */
+  const log = { error: (err: unknown, msg: string): void => console.error(msg, err) };
+  const worker = new DeliveryWorker({ db, dialect: deps.dialect, clock, timers: deps.timers, send, onError: (err) => log.error(err, 'webhooks: delivery pass failed') });
+
+  /**
+   * The change-log consumer (server/db/consumers.ts): for each webhook event in the batch, one
+   * delivery row per live subscription of the event, in the transaction that advances the cursor
+   * (exactly once per node; unique per (webhook, event key) across re-handled batches and events
+   * that travelled through sync). A subscription gets the events its node sees after it was
+   * created (event time), never older history.
+   */
+  const consumer: ChangeConsumer = {
+    name: WEBHOOK_CONSUMER,
+    batchSize: 500,
+    async handle(batch: ChangeRecord[], { trx, tenantId }) {
+      const events = batch.flatMap((c) => {
+        const e = eventOf(c);
+        return e ? [{ change: c, event: e }] : [];
+      });
+      if (events.length === 0) return;
+      const subs = (await webhooksRepository.list(trx, tenantId)).map((s) => ({ row: s, events: new Set(JSON.parse(s.events) as string[]) }));
+      if (subs.length === 0) return;
+      const tenant = { id: tenantId, slug: await slugOf(tenantId, trx) };
+      const now = clock.now().toISOString();
+      const rows: DeliveryRow[] = [];
+      for (const { change, event } of events) {
+        const targets = subs.filter((s) => s.events.has(event.type) && change.created_at >= s.row.created_at);
+        if (targets.length === 0) continue;
+        const body: WebhookEventBody = { id: change.op_id, type: event.type, created_at: change.created_at, tenant, data: event.data };
+        const bytes = JSON.stringify(body);
+        for (const s of targets) {
+          rows.push({
+            id: newId(),
+            tenant_id: tenantId,
+            webhook_id: s.row.id,
+            event_id: change.op_id,
+            event_key: event.key,
+            event_type: event.type,
+            body: bytes,
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: now,
+            lock_token: null,
+            locked_until: null,
+            last_attempt_at: null,
+            last_status_code: null,
+            last_error: null,
+            delivered_at: null,
+            created_at: now,
+            updated_at: now,
+          });
+        }
+      }
+      if (rows.length) await webhooksRepository.enqueue(trx, rows);
+    },
+    afterCommit() {
+      worker.kick();
+    },
+  };
+
+  async function liveWebhook(exec: Db | Tx, tenantId: string, id: string): Promise<SubscriptionRow> {
+    const row = await webhooksRepository.find(exec, tenantId, id);
+    if (!row) throw notFound('Webhook');
+    return row;
+  }
+
+  return {
+    /** Whether this node sends webhooks at all (see isWebhookSender). */
+    isSender: isWebhookSender(config),
+    allowPrivate,
+    net,
+    log,
+    consumer,
+    worker,
+
+    /** Registers a webhook; the answer is the only place the secret is shown. */
+    async create(tenantId: string, raw: CreateWebhookInput, createdBy: string | null): Promise<Webhook & { secret: string }> {
+      const input = CreateWebhookBody.parse(raw);
+      await checkUrl(input.url);
+      return changes.write(tenantId, async (w) => {
+        if ((await webhooksRepository.countLive(w.trx, tenantId)) >= MAX_WEBHOOKS) {
+          throw conflict(`Er zijn al ${MAX_WEBHOOKS} webhooks; verwijder er eerst een.`);
+        }
+        const row: SubscriptionRow = {
+          id: newId(),
+          tenant_id: tenantId,
+          url: input.url,
+          events: JSON.stringify(input.events),
+          secret: newWebhookSecret(),
+          description: input.description ?? null,
+          created_by: createdBy,
+          created_at: w.now,
+          updated_at: w.now,
+          deleted_at: null,
+        };
+        await webhooksRepository.insert(w.trx, row);
+        await w.record({ entity: 'webhook', entityId: row.id, kind: 'webhook.created', payload: toWebhookRecord(row) });
+        return { ...toWebhookDto(row), secret: row.secret };
+      });
+    },
+
+    async list(tenantId: string): Promise<Webhook[]> {
+      return (await webhooksRepository.list(db, tenantId)).map(toWebhookDto);
+    },
+
+    async get(tenantId: string, id: string): Promise<Webhook> {
+      return toWebhookDto(await liveWebhook(db, tenantId, id));
+    },
+
+    /** Deletes (tombstones) a webhook: nothing more is queued or sent for it. */
+    async remove(tenantId: string, id: string): Promise<void> {
+      await changes.write(tenantId, async (w) => {
+        const row = await liveWebhook(w.trx, tenantId, id);
+        const next: SubscriptionRow = { ...row, deleted_at: w.now, updated_at: w.now };
+        await webhooksRepository.update(w.trx, id, { deleted_at: w.now, updated_at: w.now });
+        await w.record({ entity: 'webhook', entityId: id, kind: 'webhook.deleted', payload: toWebhookRecord(next) });
+      });
+    },
+
+    /** A new secret, shown once; every attempt from now on (retries of older deliveries too) is signed with it. */
+    async rotateSecret(tenantId: string, id: string): Promise<Webhook & { secret: string }> {
+      return changes.write(tenantId, async (w) => {
+        const row = await liveWebhook(w.trx, tenantId, id);
+        const next: SubscriptionRow = { ...row, secret: newWebhookSecret(), updated_at: w.now };
+        await webhooksRepository.update(w.trx, id, { secret: next.secret, updated_at: w.now });
+        await w.record({ entity: 'webhook', entityId: id, kind: 'webhook.secret_rotated', payload: toWebhookRecord(next) });
+        return { ...toWebhookDto(next), secret: next.secret };
+      });
+    },
+
+    /** What was sent to a webhook (and what is still to be sent), newest first. */
+    async deliveries(tenantId: string, webhookId: string, q: { status?: DeliveryStatus; limit: number; offset: number }) {
+      await liveWebhook(db, tenantId, webhookId);
+      const [rows, total] = await Promise.all([
+        webhooksRepository.listDeliveries(db, tenantId, webhookId, q.status, q.limit, q.offset),
+        webhooksRepository.countDeliveries(db, tenantId, webhookId, q.status),
+      ]);
+      return { data: rows.map(toDeliveryDto), total, limit: q.limit, offset: q.offset };
+    },
+
+    /**
+     * Sends a delivery again (an admin's action, typically after it failed): the same delivery id and
+     * body, four fresh attempts, the first one now. A delivery still being tried is sent now; one the
+     * receiver has accepted is a CONFLICT.
+     */
+    async redeliver(tenantId: string, webhookId: string, deliveryId: string): Promise<Delivery> {
+      await liveWebhook(db, tenantId, webhookId);
+      const d = await webhooksRepository.findDelivery(db, tenantId, webhookId, deliveryId);
+      if (!d) throw notFound('Levering');
+      if (d.status === 'delivered') throw conflict('Deze levering is al afgeleverd; de ontvanger heeft haar geaccepteerd.');
+      const now = clock.now().toISOString();
+      const patch = d.status === 'failed' ? { status: 'pending', attempts: 0, next_attempt_at: now, updated_at: now } : { next_attempt_at: now, updated_at: now };
+      await webhooksRepository.updateDelivery(db, d.id, patch);
+      worker.kick();
+      return toDeliveryDto({ ...d, ...patch });
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
