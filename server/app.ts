@@ -15,6 +15,7 @@ import openapiPlugin from './plugins/openapi.js';
 import realtimePlugin from './plugins/realtime.js';
 import consumersPlugin from './plugins/consumers.js';
 import schedulerPlugin from './plugins/scheduler.js';
+import { backupDir, makeBackup } from './backup.js';
 import { connectCluster, localNodeName } from './cluster.js';
 import { registerModules, type Services } from './modules/index.js';
 import { pagesRoutes } from './pages.js';
@@ -96,6 +97,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(authPlugin, { auth: deps.services.auth });
   await app.register(realtimePlugin, { auth: deps.services.auth, changes: deps.changes, db: deps.handle.db, adapter: cluster?.adapter });
   await app.register(schedulerPlugin);
+  // The appliance's nightly backup (server/backup.ts): 03:30 local time, the newest 14 kept.
+  if (deps.handle.backup && config.role === 'local') {
+    app.scheduler.register('backup', '30 3 * * *', async () => {
+      const info = await makeBackup(deps.handle, backupDir(config), deps.clock.now());
+      app.log.info({ file: info.file, bytes: info.bytes }, 'backup made');
+    });
+  }
   await app.register(consumersPlugin, { db: deps.handle.db, dialect: deps.handle.dialect, clock: deps.clock, changes: deps.changes, node: cluster?.node ?? localNodeName() });
 
   await registerModules(app, deps, deps.services);

@@ -20,6 +20,8 @@ type Values = Record<string, string | boolean | undefined>;
 
 export interface CommandContext {
   values: Values;
+  /** Plain arguments, for a command with `positionals`. */
+  args: string[];
   /** The configuration with logging off (the CLI's output is its JSON). */
   config: Config;
   env: NodeJS.ProcessEnv;
@@ -37,6 +39,8 @@ export interface Command {
   options: Options;
   /** Flags that must be present (checked before the database is opened). */
   required?: string[];
+  /** How many plain arguments (e.g. a file name) the command takes; default none. */
+  positionals?: number;
   /** Request field → flag, so validation messages name what the operator typed. */
   fields?: Record<string, string>;
   run(ctx: CommandContext): Promise<unknown>;
@@ -160,7 +164,48 @@ export const COMMANDS: Command[] = [
       return { tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name }, device, sync_key };
     },
   },
-  // Later issues add `apikey create --tenant S --name N --scopes read,write` here: one entry.
+  {
+    name: 'apikey create',
+    summary: 'een API-sleutel voor een partner maken; de sleutel staat alleen in deze uitvoer (alleen de hash wordt bewaard)',
+    usage: '--tenant S --name N --scopes read,write',
+    options: { tenant: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' } },
+    required: ['tenant', 'name', 'scopes'],
+    fields: { name: 'name', scopes: 'scopes' },
+    async run({ values: v, runtime }) {
+      const scopes = str(v, 'scopes')!.split(',').map((s) => s.trim()).filter(Boolean);
+      const { CreateApiKeyBody } = await import('./modules/apikeys/apikeys.schemas.js');
+      const input = CreateApiKeyBody.parse({ name: str(v, 'name'), scopes });
+      const rt = await runtime();
+      const tenant = await tenantBySlug(rt, str(v, 'tenant')!);
+      const { key, ...apiKey } = await rt.services.apiKeys.create(tenant.id, input, null);
+      return { tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name }, api_key: apiKey, key };
+    },
+  },
+  {
+    name: 'backup',
+    summary: 'een back-up van de database van dit apparaat maken in DATA_DIR/backups (de nieuwste 14 blijven)',
+    usage: '',
+    options: {},
+    async run({ config, runtime }) {
+      if (config.databaseUrl) throw new UsageError(`'backup' is voor een apparaat met SQLite; maak in de cloud een back-up met pg_dump.`);
+      const rt = await runtime();
+      const { backupDir, makeBackup } = await import('./backup.js');
+      return { backup: await makeBackup(rt.handle, backupDir(config), new Date()) };
+    },
+  },
+  {
+    name: 'restore',
+    summary: 'een back-up terugzetten (alleen als de server niet draait; de huidige database wordt eerst bewaard)',
+    usage: 'FILE',
+    options: {},
+    positionals: 1,
+    async run({ args, config }) {
+      const file = args[0];
+      if (!file) throw new UsageError(`Ontbrekend argument voor 'restore': het back-upbestand.`);
+      const { restoreBackup } = await import('./backup.js');
+      return { restored: restoreBackup(config, file, new Date()) };
+    },
+  },
 ];
 
 /** Returned by a command that has handed the process over to a server. */
@@ -188,10 +233,13 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | und
   return undefined;
 }
 
-function parseFlags(command: Command, rest: string[]): Values {
+function parseFlags(command: Command, rest: string[]): { values: Values; args: string[] } {
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: (command.positionals ?? 0) > 0 });
+    if (parsed.positionals.length > (command.positionals ?? 0)) {
+      throw Object.assign(new Error(`Unexpected argument '${parsed.positionals[command.positionals ?? 0]}'`), { code: 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' });
+    }
   } catch (err) {
     const code = (err as { code?: string }).code;
     const message = (err as Error).message;
@@ -207,7 +255,7 @@ function parseFlags(command: Command, rest: string[]): Values {
     const list = missing.map((k) => `--${k}`).join(', ');
     throw new UsageError(`Ontbrekende ${missing.length === 1 ? 'optie' : 'opties'} voor '${command.name}': ${list}.`);
   }
-  return values;
+  return { values, args: parsed.positionals };
 }
 
 /** One problem on one line; several as a list, so the operator can fix them all at once. */
@@ -245,6 +293,7 @@ export interface Failure {
 export function describeFailure(err: unknown, command?: Command): Failure {
   const fields = command?.fields ?? {};
   if (err instanceof UsageError || err instanceof ConfigError) return { message: err.message, exitCode: 2 };
+  if (err instanceof Error && err.name === 'BackupError') return { message: err.message, exitCode: 1 };
   if (err instanceof ZodError) {
     const details = renameFields(describeIssues(err.issues), fields);
     return { message: formatDetails(details), exitCode: 2 };
@@ -293,10 +342,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
       io.stdout(`Gebruik: npm run cli -- ${command.name} ${command.usage}\n  ${command.summary}\n`);
       return 0;
     }
-    const values = parseFlags(command, rest);
+    const { values, args } = parseFlags(command, rest);
     const config = loadConfig(env, { logLevel: 'silent' });
     const result = await command.run({
       values,
+      args,
       config,
       env,
       io,

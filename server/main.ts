@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { markRunning } from './backup.js';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createRuntime, loggerOptions, type Runtime } from './runtime.js';
@@ -35,6 +36,16 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<St
   // (no-op without CLOUD_URL and SYNC_KEY).
   app.scheduler.start();
   runtime.sync?.start();
+  // The appliance marks its data folder while it serves, so `cli restore` never runs under it.
+  const unmark = config.databaseUrl ? () => {} : markRunning(config.dataDir);
+  const closeRuntime = runtime.close;
+  runtime.close = async () => {
+    try {
+      await closeRuntime();
+    } finally {
+      unmark();
+    }
+  };
 
   if (opts.handleSignals !== false) {
     // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (Fastify's close drains them),

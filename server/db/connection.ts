@@ -23,6 +23,8 @@ export interface DbHandle {
   pgSchema?: string;
   /** A cheap round trip, for /health. */
   ping(): Promise<boolean>;
+  /** SQLite only: a consistent online copy of the database into `destFile` (server/backup.ts). */
+  backup?(destFile: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -101,6 +103,11 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   return {
     db,
     dialect: 'sqlite',
+    // better-sqlite3's online backup API: pages copied in steps while writers go on; the copy is
+    // the database as of one moment (SQLite restarts a step when a write changes copied pages).
+    backup: async (destFile: string) => {
+      await conn.backup(destFile);
+    },
     ping: async () => {
       try {
         conn.prepare('select 1').get();
