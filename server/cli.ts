@@ -173,7 +173,10 @@ export const COMMANDS: Command[] = [
     fields: { name: 'name', scopes: 'scopes' },
     async run({ values: v, runtime }) {
       const scopes = str(v, 'scopes')!.split(',').map((s) => s.trim()).filter(Boolean);
-      const { CreateApiKeyBody } = await import('./modules/apikeys/apikeys.schemas.js');
+      const { CreateApiKeyBody, SCOPES } = await import('./modules/apikeys/apikeys.schemas.js');
+      if (scopes.length === 0 || scopes.some((s) => !(SCOPES as readonly string[]).includes(s))) {
+        throw new UsageError(`Ongeldige invoer: '--scopes' moet een lijst zijn van ${SCOPES.join(', ')} (bijvoorbeeld read,write).`);
+      }
       const input = CreateApiKeyBody.parse({ name: str(v, 'name'), scopes });
       const rt = await runtime();
       const tenant = await tenantBySlug(rt, str(v, 'tenant')!);
