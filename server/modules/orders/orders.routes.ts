@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { conflict } from '../../shared/errors.js';
 import { errors, listOf, pageOf } from '../../shared/schemas.js';
 import { sessionOf } from '../../plugins/auth.js';
-import { CreateOrderBody, IdempotencyHeaders, ListOrdersQuery, Order, OrderParams, OrderStatus, UpdateOrderBody } from './orders.schemas.js';
+import { AdvanceOrderBody, CreateOrderBody, IdempotencyHeaders, ListOrdersQuery, Order, OrderParams, OrderStatus, UpdateOrderBody } from './orders.schemas.js';
 import type { OrdersService } from './orders.service.js';
 
 const HistoryEntry = z
@@ -66,6 +66,21 @@ export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = as
       const { order, created } = await orders.create(actor(request), request.body, request.headers['idempotency-key']);
       return reply.code(created ? 201 : 200).send(order);
     },
+  );
+
+  app.post(
+    '/orders/:id/advance',
+    {
+      preHandler: app.requireSession,
+      schema: {
+        tags,
+        summary: 'Kitchen board: move an order forward (any staff session). Same status again: no-op 200; backward or out of a final status: 409; cancelling stays with admins (403, use PATCH).',
+        params: OrderParams,
+        body: AdvanceOrderBody,
+        response: { 200: Order, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => (await orders.advance(actor(request), request.params.id, request.body.status)).order,
   );
 
   app.patch(

@@ -76,6 +76,9 @@ export const UpdateOrderBody = z
   .strict()
   .refine((b) => b.status !== undefined || b.payment_status !== undefined, { message: 'moet minstens status of payment_status bevatten.' });
 
+/** The kitchen board's move (CONTRACT §16): forward only; cancelling stays with admins (PATCH /orders/:id). */
+export const AdvanceOrderBody = z.object({ status: OrderStatus }).strict();
+
 export const StatusList = z
   .string()
   .transform((s) => s.split(',').map((x) => x.trim()))

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { ChangeLog, Writer } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { AppError, conflict, notFound } from '../../shared/errors.js';
+import { AppError, conflict, forbidden, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
@@ -139,7 +139,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
     return { order, changed: true };
   }
 
-  return {
+  const service = {
     /** Registers a hook (see OrderHooks); the composition root wires the areas together with it. */
     on<K extends keyof OrderHooks>(name: K, fn: OrderHooks[K]): void {
       hooks[name].push(fn);
@@ -275,6 +275,15 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
       });
     },
 
+    /**
+     * The kitchen board (POST /orders/:id/advance, any session): a forward move by the one status
+     * rule; cancelling is not a move forward and stays with admins (PATCH /orders/:id).
+     */
+    async advance(actor: Actor, id: string, to: OrderStatus) {
+      if (to === 'cancelled') throw forbidden('Annuleren kan alleen een beheerder (PATCH /orders/:id).');
+      return service.setStatus(actor, id, to);
+    },
+
     /** Open → paid, once; paid never reverts. Emits order.paid the first time only. */
     async markPaid(actor: Actor, id: string, payment: PaymentInfo = {}): Promise<{ order: Order; changed: boolean }> {
       return changes.write(actor.tenantId, (w) => markPaidIn(w, actor, id, payment));
@@ -290,6 +299,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
     /** One order, read inside the caller's transaction. */
     getIn: (w: Writer, tenantId: string, id: string) => load(tenantId, id, w.trx),
   };
+  return service;
 }
 
 export type OrdersService = ReturnType<typeof createOrdersService>;
