@@ -692,6 +692,57 @@ export interface HaccpActionsTable extends HaccpChained {
   created_at: string;
 }
 
+/** Insights (0014, docs/insights.md): a worked shift; open while `end_at` is null. */
+export interface ShiftsTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  start_at: string;
+  end_at: string | null;
+  break_minutes: number;
+  /** 'clock' (clocked in and out) or 'admin' (entered by an admin). */
+  source: 'clock' | 'admin';
+  note: string | null;
+  created_by: string | null;
+  closed_by: string | null;
+  /** How many corrections (rows in shift_corrections) the shift has had. */
+  corrections: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A correction of a shift, kept for good (a ledger): JSON `{start, end, break_minutes}` before and after. */
+export interface ShiftCorrectionsTable {
+  id: string;
+  tenant_id: string;
+  shift_id: string;
+  changed_by: string | null;
+  reason: string | null;
+  before: string;
+  after: string;
+  created_at: string;
+}
+
+/** Food waste (a ledger): what was thrown away, why, its cost at the time and an optional photo on this node. */
+export interface WasteEntriesTable {
+  id: string;
+  tenant_id: string;
+  product_id: string;
+  location_id: string | null;
+  quantity: number;
+  reason: 'bederf' | 'overproductie' | 'retour' | 'beschadigd' | 'overig';
+  note: string | null;
+  unit_cost_cents: number;
+  cost_cents: number;
+  /** File name under DATA_DIR/uploads/waste on the node that took the photo. */
+  photo_file: string | null;
+  photo_type: string | null;
+  photo_bytes: number | null;
+  business_day: string;
+  created_by: string | null;
+  created_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -741,6 +792,9 @@ export interface Database {
   haccp_checklist_runs: HaccpChecklistRunsTable;
   haccp_incidents: HaccpIncidentsTable;
   haccp_actions: HaccpActionsTable;
+  shifts: ShiftsTable;
+  shift_corrections: ShiftCorrectionsTable;
+  waste_entries: WasteEntriesTable;
 }
 
 export type Json = string;

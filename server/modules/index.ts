@@ -10,6 +10,8 @@ import { menuRoutes, staffMenuRoutes } from './menu/menu.routes.js';
 import { createMenuService } from './menu/menu.service.js';
 import { ordersRoutes } from './orders/orders.routes.js';
 import { createOrdersService } from './orders/orders.service.js';
+import { stockAdminRoutes, stockRoutes } from './stock/stock.routes.js';
+import { createStockService } from './stock/stock.service.js';
 import { tenantsRoutes } from './tenants/tenants.routes.js';
 import { createTenantsService } from './tenants/tenants.service.js';
 import { usersRoutes } from './users/users.routes.js';
@@ -22,6 +24,12 @@ import { createApiKeysService } from './apikeys/apikeys.service.js';
 import { externalRoutes } from './external/external.routes.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
+import { analyticsRoutes } from './analytics/analytics.routes.js';
+import { createAnalyticsService } from './analytics/analytics.service.js';
+import { forecastRoutes } from './forecast/forecast.routes.js';
+import { createForecastService } from './forecast/forecast.service.js';
+import { shiftsRoutes } from './shifts/shifts.routes.js';
+import { createShiftsService } from './shifts/shifts.service.js';
 
 export interface CoreDeps {
   config: Config;
@@ -40,9 +48,18 @@ export function createServices(deps: CoreDeps) {
   const sync = createSyncService({ ...deps, registry: syncRegistry });
   const menu = createMenuService({ db, changes });
   const orders = createOrdersService({ db, changes, menu, tenants });
+  const stock = createStockService({ db, changes, clock, menu, tenants });
+  // A completed order books its recipes' consumption in the order's own transaction (docs/stock.md).
+  orders.on('statusChanged', async (w, actor, order, _from, to) => {
+    if (to === 'completed') await stock.consumeForOrder(w, actor.tenantId, order, actor.userId);
+  });
   const apiKeys = createApiKeysService({ db, changes, clock });
   const webhooks = createWebhooksService({ db, dialect: handle.dialect, changes, clock, config: deps.config, tenants });
-  return { users, tenants, auth, sync, menu, orders, apiKeys, webhooks };
+  // Insights (issue 13): forecast and analytics read orders; shifts use the forecast for the roster.
+  const forecast = createForecastService({ db, clock, tenants });
+  const insights = createAnalyticsService({ db, clock, tenants, menu });
+  const shifts = createShiftsService({ db, changes, tenants, forecast });
+  return { users, tenants, auth, sync, menu, orders, stock, apiKeys, webhooks, forecast, insights, shifts };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -59,9 +76,14 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(menuRoutes, { menu: services.menu });
       await api.register(staffMenuRoutes, { menu: services.menu });
       await api.register(ordersRoutes, { orders: services.orders });
+      await api.register(stockAdminRoutes, { stock: services.stock });
+      await api.register(stockRoutes, { stock: services.stock });
       await api.register(apiKeysRoutes, { apiKeys: services.apiKeys });
       await api.register(webhooksRoutes, { webhooks: services.webhooks });
       await api.register(externalRoutes, { apiKeys: services.apiKeys, orders: services.orders, menu: services.menu });
+      await api.register(analyticsRoutes, { insights: services.insights });
+      await api.register(forecastRoutes, { forecast: services.forecast });
+      await api.register(shiftsRoutes, { shifts: services.shifts });
     },
     { prefix: '/api/v1' },
   );

@@ -2,10 +2,13 @@ import { SyncRegistry } from '../../sync/registry.js';
 import type { EntityDescriptor, TableName } from '../../sync/types.js';
 import { menuSync } from './menu/menu.sync.js';
 import { ordersSync } from './orders/orders.sync.js';
+import { stockSync } from './stock/stock.sync.js';
 import { tenantsSync } from './tenants/tenants.sync.js';
 import { usersSync } from './users/users.sync.js';
 import { apiKeysSync } from './apikeys/apikeys.sync.js';
 import { webhooksSync } from './webhooks/webhooks.sync.js';
+import { shiftsSync } from './shifts/shifts.sync.js';
+import { wasteSync } from './waste/waste.sync.js';
 
 /**
  * The composition root's half of sync (AREAS.md "Offline-first"): every module's replicated
@@ -23,12 +26,16 @@ export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
   ...usersSync,
   ...menuSync,
   ...ordersSync,
+  ...stockSync,
   ...apiKeysSync,
   ...webhooksSync,
+  ...shiftsSync,
+  ...wasteSync,
 ];
 
 /** Module tables that never leave the node, and why. */
 export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {
+  stock_levels: 'derived: each node maintains it from its own copy of the stock ledger (stock_movements) in the same transaction as each movement; `cli stock verify` rebuilds it',
   api_key_usage: "when this node last saw each API key (last_used_at): per node, written at most once a minute per key, never a change-log entry",
   webhook_deliveries: "the sending node's delivery queue and history (the cloud, or a stand-alone appliance): each event is sent by one node, so the queue stays there",
 };

@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errors } from '../../shared/schemas.js';
+import { sessionOf } from '../../plugins/auth.js';
+import { DaysQuery, MenuEngineering, TopProducts, TopProductsQuery } from './analytics.schemas.js';
+import type { AnalyticsService } from './analytics.service.js';
+
+export const analyticsRoutes: FastifyPluginAsyncZod<{ insights: AnalyticsService }> = async (app, { insights }) => {
+  const tags = ['Inzichten'];
+  app.get(
+    '/analytics/menu-engineering',
+    {
+      preHandler: app.requireSession,
+      schema: {
+        tags,
+        summary:
+          'Menu engineering (Kasavana-Smith) over the last `days` days (default 30): per dish popularity and contribution margin with the thresholds, its class, and a waste-adjusted margin and class',
+        querystring: DaysQuery,
+        response: { 200: MenuEngineering, ...errors(400, 401) },
+      },
+    },
+    async (request) => insights.menuEngineering(sessionOf(request).tenantId, request.query.days),
+  );
+
+  app.get(
+    '/analytics/top-products',
+    {
+      preHandler: app.requireSession,
+      schema: {
+        tags,
+        summary: 'Best-selling products over the last `days` days (default 30) by quantity, with revenue and share; completed orders only',
+        querystring: TopProductsQuery,
+        response: { 200: TopProducts, ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const { days, limit } = request.query;
+      return insights.topProducts(sessionOf(request).tenantId, days, limit);
+    },
+  );
+};
