@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Tx } from '../server/db/connection.js';
+import { describeIssues } from '../server/shared/validation.js';
 import { RejectOp, type ApplyBatch, type ApplyContext, type BatchState, type TableName } from './types.js';
 
 /**
@@ -93,9 +94,12 @@ export class TxBatch implements ApplyBatch {
 export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: string): T {
   const r = schema.safeParse(payload);
   if (r.success) return r.data;
+  // The API's own Dutch sentence for the first problem, e.g. "'items.0.quantity' moet maximaal 999 zijn."
   const first = r.error.issues[0];
-  const where = first && first.path.length ? ` (veld '${first.path.join('.')}')` : '';
-  throw new RejectOp(`Ongeldige wijziging voor ${what}${where}.`);
+  const sentence = first
+    ? describeIssues([{ path: first.path, message: first.message, code: first.code, keys: 'keys' in first ? (first.keys as string[]) : undefined }])[0]!.error
+    : 'is ongeldig.';
+  throw new RejectOp(`Ongeldige wijziging voor ${what}: ${sentence.replace(/\.$/, '')}.`);
 }
 
 /**

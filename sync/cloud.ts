@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import type { ChangeInput, ChangeLog, Writer } from '../server/db/change-log.js';
-import { readChanges } from '../server/db/change-log.js';
-import type { Db } from '../server/db/connection.js';
+import type { Db, Executor } from '../server/db/connection.js';
 import type { SyncDevicesTable, SyncOpsTable } from '../server/db/database.js';
 import { isUniqueViolation } from '../server/db/errors.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
@@ -9,9 +9,15 @@ import type { Clock } from '../server/shared/clock.js';
 import { AppError, invalidField, isAppError, notFound, unauthorized } from '../server/shared/errors.js';
 import { newId } from '../server/shared/ids.js';
 import { newToken, sha256 } from '../server/shared/secrets.js';
+import { fieldName, scanJson } from '../server/shared/validation.js';
 import { isTransientDbError } from './errors.js';
 import {
   cloudWindow,
+  MAX_FIELD_CHARS,
+  MAX_OP_BYTES,
+  MAX_PAYLOAD_DEPTH,
+  MAX_PULL_BYTES,
+  OVERSIZED,
   PROTOCOL_VERSION,
   versionRefusal,
   type HelloResponse,
@@ -66,6 +72,62 @@ class RetrySafely extends Error {
 
 const badKey = () => unauthorized('Ongeldige of ingetrokken synchronisatiesleutel (SYNC_KEY).');
 
+const MiB = 1024 * 1024;
+
+/**
+ * What one device may push (issue 17; SECURITY.md, sync/README.md "Limits"): sync is exempt from the
+ * per-IP request rate limit, not from limits. A token bucket per device, kept in `sync_devices` (so
+ * it holds across cloud nodes): a full bucket holds `ops` ops and `bytes` payload bytes, and refills
+ * at `opsPerHour` and `bytesPerHour`. A push that does not fit is answered 429 RATE_LIMITED with
+ * Retry-After; the appliance backs off and sends it again, nothing is lost. The full bucket covers a
+ * week's outage of a busy restaurant (bench: 7 days = 35,000 ops, ≈ 45 MB) in one go; the refill is
+ * ten times a busy day's steady pace. Every op counts, duplicates too (they cost the cloud a read).
+ */
+export interface DeviceBudget {
+  ops: number;
+  bytes: number;
+  opsPerHour: number;
+  bytesPerHour: number;
+}
+export const DEVICE_BUDGET: DeviceBudget = { ops: 50_000, bytes: 128 * MiB, opsPerHour: 20_000, bytesPerHour: 64 * MiB };
+
+const OpId = z.uuid();
+const OpTimestamp = z.iso.datetime({ offset: true });
+
+/** Size in bytes of a payload as JSON (what the change log stores). */
+export const payloadBytes = (payload: unknown): number => Buffer.byteLength(JSON.stringify(payload ?? null) ?? 'null');
+
+/**
+ * The framework's own checks of one pushed op, before any descriptor sees it (issue 17): a UUID op
+ * id, no NUL byte in its names, an ISO timestamp, the payload within MAX_OP_BYTES, every string in
+ * it within MAX_FIELD_CHARS and free of NUL bytes, nesting within MAX_PAYLOAD_DEPTH. Returns the
+ * Dutch reason of the rejection, or null. (The descriptors then validate the payload like the API.)
+ */
+export function opRefusal(op: WireOp): string | null {
+  if (!OpId.safeParse(op.op_id).success) return 'Ongeldige wijziging: het op-id is geen geldige id.';
+  for (const field of ['entity', 'entity_id', 'kind'] as const) {
+    if (op[field].includes('\u0000')) return `Ongeldige wijziging: '${field}' bevat een ongeldig teken (een NUL-byte).`;
+  }
+  if (!OpTimestamp.safeParse(op.created_at).success) return "Ongeldige wijziging: 'created_at' is geen geldig tijdstip (ISO-8601).";
+  const p = op.payload as Record<string, unknown> | null | undefined;
+  if (p && typeof p === 'object' && !Array.isArray(p) && OVERSIZED in p) {
+    return `Deze wijziging is te groot om te synchroniseren (${Number(p[OVERSIZED]) || 'meer dan ' + MAX_OP_BYTES} bytes; maximaal ${MAX_OP_BYTES}).`;
+  }
+  const bytes = payloadBytes(op.payload);
+  if (bytes > MAX_OP_BYTES) return `Deze wijziging is te groot om te synchroniseren (${bytes} bytes; maximaal ${MAX_OP_BYTES}).`;
+  const issue = scanJson(op.payload, { maxString: MAX_FIELD_CHARS, maxDepth: MAX_PAYLOAD_DEPTH });
+  if (issue) {
+    const field = fieldName(issue.path) || 'payload';
+    if (issue.kind === 'nul') return `Ongeldige wijziging: '${field}' bevat een ongeldig teken (een NUL-byte).`;
+    if (issue.kind === 'long') return `Ongeldige wijziging: '${field}' is te lang (maximaal ${MAX_FIELD_CHARS} tekens).`;
+    return `Ongeldige wijziging: '${field}' is te diep genest (maximaal ${MAX_PAYLOAD_DEPTH} niveaus).`;
+  }
+  return null;
+}
+
+/** Whether an op id can be stored (PostgreSQL refuses NUL bytes in text): one that cannot is answered, not recorded. */
+const storable = (opId: string) => !opId.includes('\u0000');
+
 const permanentReason = (err: unknown): string => {
   if (err instanceof RejectOp || isAppError(err)) return err.message;
   if (isUniqueViolation(err)) return 'Deze wijziging botst met bestaande gegevens in de cloud.';
@@ -77,10 +139,47 @@ const permanentReason = (err: unknown): string => {
  * each lands in the cloud change log with its per-tenant seq = server_seq, keeping its op_id and
  * origin), pull (the change log after a cursor, in seq order) and the hello handshake.
  */
-export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock; registry: SyncRegistry; window?: VersionWindow; onError?: (err: unknown, op: WireOp) => void }) {
+export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock; registry: SyncRegistry; window?: VersionWindow; budget?: DeviceBudget; onError?: (err: unknown, op: WireOp) => void }) {
   const { db, changes, clock } = deps;
   const reg = deps.registry;
   const window = deps.window ?? cloudWindow();
+  const budget = deps.budget ?? DEVICE_BUDGET;
+
+  /** The key may have been revoked since the request was authenticated (a long-poll, a long push): check again. */
+  async function assertActive(exec: Executor, device: DeviceRow): Promise<void> {
+    const row = await exec.selectFrom('sync_devices').select('revoked_at').where('id', '=', device.id).executeTakeFirst();
+    if (!row || row.revoked_at) throw badKey();
+  }
+
+  /**
+   * Takes `ops` and `bytes` from the device's bucket (DEVICE_BUDGET), or refuses the push with 429.
+   * Compare-and-set on the bucket's columns, so concurrent pushes of one device (several cloud nodes)
+   * never both spend the same tokens.
+   */
+  async function charge(device: DeviceRow, ops: number, bytes: number): Promise<void> {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const row = await db.selectFrom('sync_devices').select(['budget_ops', 'budget_bytes', 'budget_at', 'revoked_at']).where('id', '=', device.id).executeTakeFirst();
+      if (!row || row.revoked_at) throw badKey();
+      const nowMs = clock.now().getTime();
+      const hours = row.budget_at === null ? 0 : Math.max(0, nowMs - new Date(row.budget_at).getTime()) / 3_600_000;
+      const haveOps = row.budget_ops === null ? budget.ops : Math.min(budget.ops, Number(row.budget_ops) + hours * budget.opsPerHour);
+      const haveBytes = row.budget_bytes === null ? budget.bytes : Math.min(budget.bytes, Number(row.budget_bytes) + hours * budget.bytesPerHour);
+      if (haveOps < ops || haveBytes < bytes) {
+        const waitHours = Math.max((ops - haveOps) / budget.opsPerHour, (bytes - haveBytes) / budget.bytesPerHour);
+        const seconds = Math.max(1, Math.ceil(waitHours * 3600));
+        throw new AppError('RATE_LIMITED', `Dit apparaat heeft zijn synchronisatiebudget opgebruikt; de wijzigingen volgen over ${seconds} seconden vanzelf.`, { headers: { 'retry-after': String(seconds) } });
+      }
+      let q = db
+        .updateTable('sync_devices')
+        .set({ budget_ops: haveOps - ops, budget_bytes: haveBytes - bytes, budget_at: new Date(nowMs).toISOString() })
+        .where('id', '=', device.id);
+      q = row.budget_ops === null ? q.where('budget_ops', 'is', null) : q.where('budget_ops', '=', row.budget_ops);
+      q = row.budget_bytes === null ? q.where('budget_bytes', 'is', null) : q.where('budget_bytes', '=', row.budget_bytes);
+      q = row.budget_at === null ? q.where('budget_at', 'is', null) : q.where('budget_at', '=', row.budget_at);
+      if (Number((await q.executeTakeFirst()).numUpdatedRows) === 1) return;
+    }
+    throw unavailable();
+  }
 
   function checkVersions(protocol: number, schema: number): void {
     const refusal = versionRefusal(protocol, schema, window);
@@ -137,6 +236,27 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     };
   }
 
+  /**
+   * The tenant's changes after `cursor`, at most `limit`, and no more than MAX_PULL_BYTES of payload
+   * (at least one change): read in slices, so one page never holds more than a slice of big rows.
+   */
+  async function readPage(tenantId: string, cursor: number, limit: number): Promise<{ changes: PullResponse['changes']; hasMore: boolean }> {
+    const changes: PullResponse['changes'] = [];
+    let bytes = 0;
+    let after = cursor;
+    for (;;) {
+      const slice = Math.min(100, limit + 1 - changes.length);
+      const rows = await db.selectFrom('change_log').selectAll().where('tenant_id', '=', tenantId).where('seq', '>', after).orderBy('seq').limit(slice).execute();
+      for (const r of rows) {
+        if (changes.length >= limit || (changes.length > 0 && bytes + r.payload.length > MAX_PULL_BYTES)) return { changes, hasMore: true };
+        bytes += r.payload.length;
+        changes.push({ seq: Number(r.seq), op_id: r.op_id, origin: r.origin, entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: JSON.parse(r.payload) as unknown, created_at: r.created_at });
+        after = Number(r.seq);
+      }
+      if (rows.length < slice) return { changes, hasMore: false };
+    }
+  }
+
   const resultOf = (op: WireOp, conflict: string | null, serverSeq: number | null): OpResult => ({
     op_id: op.op_id,
     device_seq: op.device_seq,
@@ -162,9 +282,17 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
    */
   async function applyChunk(device: DeviceRow, ops: WireOp[], safe: boolean): Promise<OpResult[]> {
     return changes.write(device.tenant_id, async (w) => {
+      // A key revoked while this push runs stops it at the next chunk.
+      await assertActive(w.trx, device);
       const prior = new Map<string, OpResult>();
-      const rows = await w.trx.selectFrom('sync_ops').select(['op_id', 'result']).where('op_id', 'in', [...new Set(ops.map((o) => o.op_id))]).execute();
-      for (const r of rows) prior.set(r.op_id, { ...(JSON.parse(r.result) as OpResult), duplicate: true });
+      // Op ids are the tenant's own (issue 17): another restaurant's use of the same id is not a duplicate.
+      const ids = [...new Set(ops.map((o) => o.op_id).filter(storable))];
+      const rows = ids.length === 0 ? [] : await w.trx.selectFrom('sync_ops').select(['op_id', 'device_id', 'result']).where('tenant_id', '=', device.tenant_id).where('op_id', 'in', ids).execute();
+      for (const r of rows) {
+        if (r.device_id === device.id) prior.set(r.op_id, { ...(JSON.parse(r.result) as OpResult), duplicate: true });
+        else prior.set(r.op_id, { op_id: r.op_id, device_seq: 0, status: 'rejected', server_seq: null, reason: 'Dit op-id is al gebruikt door een ander apparaat van dit restaurant.', duplicate: false });
+      }
+      const unstored = new Set<number>(); // indexes in results of answers that are not recorded in sync_ops
       const results: OpResult[] = [];
       const firstAt = new Map<string, number>(); // op id → its index in results (the same op twice in one batch)
       const repeats: Array<{ at: number; of: number }> = [];
@@ -175,7 +303,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       for (const op of ops) {
         const stored = prior.get(op.op_id);
         if (stored) {
-          results.push(stored);
+          results.push(stored.device_seq === 0 ? { ...stored, device_seq: op.device_seq } : stored);
           continue;
         }
         const first = firstAt.get(op.op_id);
@@ -186,6 +314,14 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         }
         firstAt.set(op.op_id, results.length);
         let result: OpResult;
+        // The framework's limits first: refused without any descriptor or database work.
+        const refusal = opRefusal(op);
+        if (refusal !== null) {
+          if (!storable(op.op_id)) unstored.add(results.length);
+          results.push({ op_id: op.op_id, device_seq: op.device_seq, status: 'rejected', server_seq: null, reason: refusal, duplicate: false });
+          maxSeq = Math.max(maxSeq, op.device_seq);
+          continue;
+        }
         if (safe) await sql`savepoint sync_op`.execute(w.trx);
         try {
           const merged = await mergeOne(w, device, op, batch);
@@ -219,7 +355,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         deferred.forEach((d, i) => (results[d.at] = { ...results[d.at]!, server_seq: recs[i]!.seq }));
       }
       for (const r of repeats) results[r.at] = { ...results[r.of]!, duplicate: true };
-      const fresh = [...firstAt.values()].map((at) => toRow(device, results[at]!, w.now));
+      const fresh = [...firstAt.values()].filter((at) => !unstored.has(at)).map((at) => toRow(device, results[at]!, w.now));
       for (let i = 0; i < fresh.length; i += 50) await w.trx.insertInto('sync_ops').values(fresh.slice(i, i + 50)).execute();
       if (maxSeq > 0) await w.trx.updateTable('sync_devices').set({ last_device_seq: advance(maxSeq) }).where('id', '=', device.id).execute();
       return results;
@@ -241,6 +377,9 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         app_version: null,
         schema_version: null,
         protocol_version: null,
+        budget_ops: null,
+        budget_bytes: null,
+        budget_at: null,
       };
       await db.insertInto('sync_devices').values(row).execute();
       return { device: toDeviceDto(row), sync_key: key };
@@ -292,6 +431,14 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
      */
     async push(device: DeviceRow, body: PushBody): Promise<PushResponse> {
       checkVersions(body.protocol_version, body.schema_version);
+      if (body.ops.length > 0) {
+        try {
+          await charge(device, body.ops.length, body.ops.reduce((sum, op) => sum + Math.min(payloadBytes(op.payload), MAX_OP_BYTES + 1), 0));
+        } catch (err) {
+          if (isTransientDbError(err)) throw unavailable();
+          throw err;
+        }
+      }
       const ops = [...body.ops].sort((a, b) => a.device_seq - b.device_seq);
       const results: OpResult[] = [];
       let complete = true;
@@ -358,23 +505,23 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       // Another cloud node's commit (server/cluster.ts relays its notice) wakes this poll too.
       if (q.wait > 0) changes.on('remote', listener);
       try {
-        let rows = await readChanges(db, device.tenant_id, q.cursor, q.limit + 1);
-        if (rows.length === 0 && q.wait > 0 && !signal?.aborted) {
+        let page = await readPage(device.tenant_id, q.cursor, q.limit);
+        if (page.changes.length === 0 && q.wait > 0 && !signal?.aborted) {
           let timer: NodeJS.Timeout | undefined;
           const onAbort = () => wake!();
           signal?.addEventListener('abort', onAbort);
           await Promise.race([woke, new Promise<void>((r) => (timer = setTimeout(r, q.wait)))]);
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
-          rows = await readChanges(db, device.tenant_id, q.cursor, q.limit + 1);
+          // The key may have been revoked during the wait: nothing committed after that reaches it.
+          await assertActive(db, device);
+          page = await readPage(device.tenant_id, q.cursor, q.limit);
         }
-        const has_more = rows.length > q.limit;
-        const page = rows.slice(0, q.limit);
         return {
           ...versions(),
-          changes: page.map((r) => ({ seq: r.seq, op_id: r.op_id, origin: r.origin, entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: r.payload, created_at: r.created_at })),
-          next_cursor: page.length > 0 ? page[page.length - 1]!.seq : q.cursor,
-          has_more,
+          changes: page.changes,
+          next_cursor: page.changes.length > 0 ? page.changes[page.changes.length - 1]!.seq : q.cursor,
+          has_more: page.hasMore,
         };
       } catch (err) {
         if (isTransientDbError(err)) throw unavailable();

@@ -4,7 +4,7 @@ import type { SyncStateTable } from '../server/db/database.js';
 import { setMeta } from '../server/db/meta.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import type { Clock } from '../server/shared/clock.js';
-import { PROTOCOL_VERSION, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
+import { MAX_OP_BYTES, OVERSIZED, PROTOCOL_VERSION, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
 import type { SyncRegistry } from './registry.js';
 import type { SyncTransport } from './transport.js';
 import { TxBatch } from './apply-helpers.js';
@@ -197,9 +197,13 @@ export class SyncEngine {
     const ops: WireOp[] = [];
     let bytes = 0;
     for (const r of rows) {
-      bytes += r.payload.length + 300;
+      // An op over the cloud's limit is not sent: a marker in its place is answered as rejected (protocol.ts OVERSIZED).
+      const size = Buffer.byteLength(r.payload);
+      const oversized = size > MAX_OP_BYTES;
+      bytes += (oversized ? 0 : r.payload.length) + 300;
       if (ops.length > 0 && bytes > MAX_BATCH_BYTES) break;
-      ops.push({ op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: JSON.parse(r.payload) as unknown, created_at: r.created_at });
+      const payload = oversized ? { [OVERSIZED]: size } : (JSON.parse(r.payload) as unknown);
+      ops.push({ op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload, created_at: r.created_at });
     }
     const res = await this.call<PushResponse>('POST', '/api/v1/sync/push', { body: { ...this.versions(), ops } });
     await this.o.failpoint?.('push.after_response_before_ack');
@@ -255,7 +259,7 @@ export class SyncEngine {
       const ids = res.changes.map((c) => c.op_id);
       const known = new Map<string, { seq: number; origin: string }>();
       for (let i = 0; i < ids.length; i += 500) {
-        const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin']).where('op_id', 'in', ids.slice(i, i + 500)).execute();
+        const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin']).where('tenant_id', '=', tenantId).where('op_id', 'in', ids.slice(i, i + 500)).execute();
         for (const r of rows) known.set(r.op_id, { seq: Number(r.seq), origin: r.origin });
       }
       // Entities with own ops still pending: only these can need a rebase. `acked` only grows in

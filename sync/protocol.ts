@@ -17,6 +17,27 @@ export const MAX_PUSH_OPS = 500;
 export const MAX_PULL_LIMIT = 1000;
 export const MAX_WAIT_MS = 25_000;
 
+/**
+ * Limits on what one op may carry (issue 17; SECURITY.md). The cloud refuses an op over them as a
+ * recorded rejection (the queue moves on); the descriptors then apply the API's own limits per field.
+ * - MAX_OP_BYTES: the op's payload as JSON (an order of 100 lines with notes is ~60 KiB);
+ * - MAX_FIELD_CHARS: any one string in it (the API's longest text field is 1,000 characters);
+ * - MAX_PAYLOAD_DEPTH: nesting of objects and arrays.
+ */
+export const MAX_OP_BYTES = 256 * 1024;
+export const MAX_FIELD_CHARS = 10_000;
+export const MAX_PAYLOAD_DEPTH = 16;
+/** Body limit of a push: the appliance sends ≈ 1 MB per push (plus at most one op of MAX_OP_BYTES). */
+export const MAX_PUSH_BODY_BYTES = 8 * 1024 * 1024;
+/** A pull page stops once its payloads pass this many bytes (at least one change per page). */
+export const MAX_PULL_BYTES = 4 * 1024 * 1024;
+/**
+ * An appliance does not send an op whose payload is over MAX_OP_BYTES (the cloud would refuse it and
+ * the push would grow past its body limit); it sends `{ [OVERSIZED]: bytes }` in its place, which the
+ * cloud answers as rejected, so the op is accounted for and the queue moves on.
+ */
+export const OVERSIZED = '$oversized_bytes';
+
 export interface VersionWindow {
   protocol: { min: number; max: number };
   schema: { min: number; max: number };

@@ -6,7 +6,7 @@ import { AppError } from '../server/shared/errors.js';
 import { errors, listOf } from '../server/shared/schemas.js';
 import { RATE_LIMIT_EXEMPT } from '../server/shared/rate-limit.js';
 import { tenantRoom } from '../server/plugins/realtime.js';
-import { HelloResponse, PullQuery, PullResponse, PushBody, PushResponse, SnapshotQuery, SnapshotResponse, VersionQuery } from './protocol.js';
+import { HelloResponse, MAX_PUSH_BODY_BYTES, PullQuery, PullResponse, PushBody, PushResponse, SnapshotQuery, SnapshotResponse, VersionQuery } from './protocol.js';
 import type { SyncService } from './service.js';
 
 const Device = z
@@ -115,9 +115,11 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
     '/sync/push',
     {
       preHandler: cloudOnly,
-      bodyLimit: 32 * 1024 * 1024,
-      config: { ...RATE_LIMIT_EXEMPT },
-      schema: { tags: ['Synchronisatie'], summary: "Apply a batch of the appliance's ops, idempotently, in device_seq order", body: PushBody, response: { 200: PushResponse, ...errors(400, 401, 404, 409) } },
+      bodyLimit: MAX_PUSH_BODY_BYTES,
+      // Exempt from the per-IP rate limit, not from limits: a per-device budget (429). NUL bytes and
+      // sizes inside the ops are refused per op (a recorded rejection), never as a 400 for the whole push.
+      config: { ...RATE_LIMIT_EXEMPT, nulCheckSkip: ['ops'] },
+      schema: { tags: ['Synchronisatie'], summary: "Apply a batch of the appliance's ops, idempotently, in device_seq order", body: PushBody, response: { 200: PushResponse, ...errors(400, 401, 404, 409, 413, 429) } },
     },
     async (request) => sync.cloud.push(await sync.cloud.authenticate(request.headers.authorization), request.body),
   );
