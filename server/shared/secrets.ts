@@ -16,22 +16,54 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
+/**
+ * The most a stored hash may make one verification cost (issue 17): the production cost, N = 2^14
+ * with r = 8, p = 1. A hash that asks for more (planted through a database copy, an old release or a
+ * hostile device) is not verified at all: with N, r and p read from the hash, one such hash made every
+ * login attempt hold a libuv thread for seconds, and four of them starved every other tenant's logins.
+ */
+export const MAX_SCRYPT_N = 16384;
+const B64URL = /^[A-Za-z0-9_-]+$/;
+
+/** The parts of a password hash in this server's own format and within the cost bound, or null. */
+function parsePasswordHash(stored: string): { N: number; salt: Buffer; expected: Buffer } | null {
+  const parts = stored.split('$');
+  if (parts.length !== 6) return null;
+  const [alg, n, r, p, saltB64, hashB64] = parts as [string, string, string, string, string, string];
+  if (alg !== 'scrypt' || !/^\d{1,6}$/.test(n) || r !== String(PARAMS.r) || p !== String(PARAMS.p)) return null;
+  const N = Number(n);
+  if (N < 2 || N > MAX_SCRYPT_N || (N & (N - 1)) !== 0) return null;
+  if (!B64URL.test(saltB64) || !B64URL.test(hashB64)) return null;
+  const salt = Buffer.from(saltB64, 'base64url');
+  const expected = Buffer.from(hashB64, 'base64url');
+  if (salt.length !== 16 || expected.length !== KEYLEN) return null;
+  return { N, salt, expected };
+}
+
+/**
+ * Whether `stored` is a password hash this server would make itself: `scrypt$N$8$1$salt$key` with
+ * this build's N, a 16-byte salt and a 32-byte key. What sync accepts (users.sync.ts).
+ */
+export function isOwnPasswordHash(stored: string): boolean {
+  const parsed = parsePasswordHash(stored);
+  return parsed !== null && parsed.N === PARAMS.N;
+}
+
+/** A PIN hash as `hashPin` makes it: `scrypt-pin$` and a 32-byte key (base64url). */
+export function isOwnPinHash(stored: string): boolean {
+  const m = /^scrypt-pin\$([A-Za-z0-9_-]{43})$/.exec(stored);
+  return m !== null && Buffer.from(m[1]!, 'base64url').length === KEYLEN;
+}
+
 export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
-  if (!stored) {
-    // Spend the same time as a real check, so unknown users cannot be told apart by timing.
+  const parsed = stored ? parsePasswordHash(stored) : null;
+  if (!parsed) {
+    // Spend the same time as a real check, so unknown users (and refused hashes) cannot be told apart by timing.
     await scrypt(password, crypto.randomBytes(16), KEYLEN, PARAMS);
     return false;
   }
-  const [alg, n, r, p, saltB64, hashB64] = stored.split('$');
-  if (alg !== 'scrypt' || !saltB64 || !hashB64) return false;
-  const expected = Buffer.from(hashB64, 'base64url');
-  const key = await scrypt(password, Buffer.from(saltB64, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: PARAMS.maxmem,
-  });
-  return crypto.timingSafeEqual(key, expected);
+  const key = await scrypt(password, parsed.salt, KEYLEN, { N: parsed.N, r: PARAMS.r, p: PARAMS.p, maxmem: PARAMS.maxmem });
+  return crypto.timingSafeEqual(key, parsed.expected);
 }
 
 /**
@@ -42,7 +74,10 @@ export async function verifyPassword(password: string, stored: string | null | u
 export async function hashPin(pin: string, tenantSalt: string): Promise<string> {
   // The tenant's salt carries the cost it was made with (`N$salt`), so every PIN of a tenant hashes alike.
   const [n, salt] = tenantSalt.includes('$') ? tenantSalt.split('$') : ['16384', tenantSalt];
-  const key = await scrypt(pin, Buffer.from(salt!, 'base64url'), KEYLEN, { ...PARAMS, N: Number(n) });
+  const N = Number(n);
+  // Bounded like verifyPassword: a salt asking for more than the production cost is not used.
+  if (!Number.isSafeInteger(N) || N < 2 || N > MAX_SCRYPT_N || (N & (N - 1)) !== 0) throw new Error('pin salt: scrypt cost out of bounds');
+  const key = await scrypt(pin, Buffer.from(salt!, 'base64url'), KEYLEN, { ...PARAMS, N });
   return `scrypt-pin$${key.toString('base64url')}`;
 }
 

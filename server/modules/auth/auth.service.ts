@@ -160,8 +160,10 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
       if (!tenant) throw unauthorized('Onbekend restaurant of onjuiste pincode.');
       await beginAttempt(tenant.id, ip);
       const user = await usersRepository.findByPinHash(db, tenant.id, await hashPin(input.pin, tenant.pin_salt));
-      if (!user) throw unauthorized('Onbekend restaurant of onjuiste pincode.');
-      return startSession(tenant.id, user.id, user.role, ip);
+      // PIN login is for staff only (CONTRACT §3): an admin logs in with e-mail and password, also
+      // when a PIN reached their row some other way (an older release, a database copy).
+      if (!user || user.role !== 'staff') throw unauthorized('Onbekend restaurant of onjuiste pincode.');
+      return startSession(tenant.id, user.id, 'staff', ip);
     },
 
     async loginAdmin(input: { slug: string; email: string; password: string }, ip: string) {

@@ -35,6 +35,8 @@ export type PreparedUser = Omit<UserRow, 'id' | 'created_at' | 'updated_at' | 'a
 const USER_FIELDS = ['name', 'role', 'email', 'hourly_wage_cents', 'job', 'pin_hash'] as const satisfies ReadonlyArray<keyof UserRow>;
 
 const pinTaken = () => conflict('Deze pincode is al in gebruik door een andere medewerker.');
+/** CONTRACT §3: admins log in with e-mail and password; a PIN is for staff only. */
+const adminPin = () => invalidField('pin', 'hoort niet bij een beheerder: beheerders loggen in met e-mail en wachtwoord.');
 const emailTaken = () => conflict('Dit e-mailadres is al in gebruik.');
 
 function uniqueToConflict(err: unknown): never {
@@ -57,6 +59,7 @@ export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
   async function prepare(tenantId: string, pinSalt: string, raw: CreateUserInput): Promise<PreparedUser> {
     const input = CreateUserBody.parse(raw);
     if (input.role === 'staff' && !input.pin) throw invalidField('pin', 'is verplicht voor een medewerker.');
+    if (input.role === 'admin' && input.pin) throw adminPin();
     if (input.role === 'admin' && (!input.email || !input.password)) {
       throw invalidField(input.email ? 'password' : 'email', 'is verplicht voor een beheerder.');
     }
@@ -116,12 +119,14 @@ export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
           email: input.email === undefined ? current.email : input.email?.toLowerCase() ?? null,
           hourly_wage_cents: input.hourly_wage_cents === undefined ? current.hourly_wage_cents : input.hourly_wage_cents,
           job: input.job === undefined ? current.job : input.job,
-          pin_hash: pinHash === undefined ? current.pin_hash : pinHash,
+          // An admin carries no PIN: promoting someone drops theirs.
+          pin_hash: (input.role ?? current.role) === 'admin' ? null : pinHash === undefined ? current.pin_hash : pinHash,
           password_hash: passwordHash ?? current.password_hash,
           updated_at: w.now,
         };
         // Nothing to change (an empty patch, or the values it already has): no write, no change-log entry.
         if (!passwordHash && USER_FIELDS.every((k) => next[k] === current[k])) return toUserDto(current);
+        if (next.role === 'admin' && input.pin) throw adminPin();
         if (next.role === 'staff' && !next.pin_hash) throw invalidField('pin', 'is verplicht voor een medewerker.');
         if (next.role === 'admin' && (!next.email || !next.password_hash)) {
           throw invalidField(next.email ? 'password' : 'email', 'is verplicht voor een beheerder.');
