@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, internal, isAppError, type ErrorBody } from '../shared/errors.js';
-import { describeIssues, summarise } from '../shared/validation.js';
+import { describeIssues, fieldName, scanJson, summarise } from '../shared/validation.js';
 
 const WHERE_NL: Record<string, string> = { body: '', querystring: '', params: '', headers: 'header ' };
 
@@ -56,7 +56,38 @@ export function toAppError(err: unknown): AppError | undefined {
   return undefined;
 }
 
+/**
+ * Route config: top-level body fields the route checks for NUL bytes itself (a sync push refuses
+ * each op on its own, so one bad op does not turn the whole push into a 400 that is sent again forever).
+ */
+export interface NulCheckConfig {
+  nulCheckSkip?: readonly string[];
+}
+
+/**
+ * A NUL byte anywhere in a request's JSON body, query or path parameters is a VALIDATION error (400),
+ * on both databases, for every route, before any route sees the request: PostgreSQL cannot store it
+ * in text (it was a 500 there) and SQLite would store what the other database refuses.
+ */
+export function nulByteRefusal(request: FastifyRequest): AppError | undefined {
+  const skip = (request.routeOptions?.config as NulCheckConfig | undefined)?.nulCheckSkip;
+  const parts: Array<[unknown, readonly string[] | undefined]> = [[request.body, skip], [request.query, undefined], [request.params, undefined]];
+  for (const [value, skipKeys] of parts) {
+    const issue = scanJson(value, { skip: skipKeys });
+    if (!issue) continue;
+    const field = fieldName(issue.path) || '(body)';
+    const error = `'${field}' bevat een ongeldig teken (een NUL-byte, \\u0000).`;
+    return new AppError('VALIDATION', `Ongeldige invoer: ${error.replace(/\.$/, '')}.`, { details: [{ field, error }] });
+  }
+  return undefined;
+}
+
 async function errorsPlugin(app: FastifyInstance): Promise<void> {
+  app.addHook('preValidation', async (request) => {
+    const refusal = nulByteRefusal(request);
+    if (refusal) throw refusal;
+  });
+
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     let appError = toAppError(err);
     if (!appError || (appError.code === 'INTERNAL' && appError.statusCode === 500)) {

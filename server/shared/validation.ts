@@ -111,3 +111,45 @@ export function summarise(details: FieldError[]): string {
   const more = details.length > 1 ? ` (en nog ${details.length - 1} ${details.length === 2 ? 'probleem' : 'problemen'})` : '';
   return `Ongeldige invoer: ${first.error.replace(/\.$/, '')}${more}.`;
 }
+
+/** What `scanJson` found: a NUL byte (in a string or an object key), a too long string, or too deep nesting. */
+export interface JsonIssue {
+  kind: 'nul' | 'long' | 'deep';
+  path: Array<string | number>;
+}
+
+/**
+ * Walks parsed JSON (iteratively: no recursion limit to hit) and reports the first NUL byte in a
+ * string or an object key (PostgreSQL cannot store one in text: it was a 500 there, and a stored one
+ * is refused by every tool that reads the row later), the first string longer than `maxString`
+ * characters, or nesting deeper than `maxDepth`. `skip`: top-level keys not to look into (a route
+ * that checks them itself, e.g. the ops of a sync push, each refused on its own).
+ */
+export function scanJson(value: unknown, opts: { maxString?: number; maxDepth?: number; skip?: readonly string[] } = {}): JsonIssue | null {
+  const maxString = opts.maxString ?? Infinity;
+  const maxDepth = opts.maxDepth ?? Infinity;
+  const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path: [] }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return { kind: 'nul', path };
+      if (v.length > maxString) return { kind: 'long', path };
+      continue;
+    }
+    if (v === null || typeof v !== 'object' || Buffer.isBuffer(v)) continue;
+    if (path.length >= maxDepth) return { kind: 'deep', path };
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+      continue;
+    }
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!;
+      if (k.includes('\u0000')) return { kind: 'nul', path: [...path, k.replace(/\u0000/g, '\\u0000')] };
+      if (k.length > maxString) return { kind: 'long', path };
+      if (path.length === 0 && opts.skip?.includes(k)) continue;
+      stack.push({ v: (v as Record<string, unknown>)[k], path: [...path, k] });
+    }
+  }
+  return null;
+}
