@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChangeLog } from '../../server/db/change-log.js';
@@ -108,10 +109,13 @@ class ApplianceProcess {
   }
 }
 
+/** A stand-in for a PIN's hash in the server's own format (`scrypt-pin$` and 32 bytes), one per PIN, without the KDF. */
+const fakePinHash = (pin: string) => `scrypt-pin$${createHash('sha256').update(`test-${pin}`).digest('base64url')}`;
+
 /** Domain writes without the PIN KDF (a fixed fake hash per PIN): the real write path, fast enough for hundreds of runs. */
 async function createStaff(services: Services, changes: ChangeLog, tenantId: string, name: string, pin: string) {
   return changes.write(tenantId, (w) =>
-    services.users.insertInTx(w, { tenant_id: tenantId, name, role: 'staff', email: null, password_hash: null, pin_hash: `scrypt-pin$test-${pin}`, hourly_wage_cents: null, job: null }),
+    services.users.insertInTx(w, { tenant_id: tenantId, name, role: 'staff', email: null, password_hash: null, pin_hash: fakePinHash(pin), hourly_wage_cents: null, job: null }),
   );
 }
 

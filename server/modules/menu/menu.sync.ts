@@ -1,14 +1,41 @@
+import { z } from 'zod';
 import type { CategoriesTable, ProductsTable } from '../../db/database.js';
 import type { Db, Tx } from '../../db/connection.js';
-import { pick, upsertById } from '../../../sync/apply-helpers.js';
+import { assertTenantRef, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
 import { RejectOp, snapshotNext, type ApplyContext, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { CreateCategoryBody, CreateProductBody, UpdateProductBody } from './menu.schemas.js';
 
 const CATEGORY_COLUMNS = ['id', 'tenant_id', 'name', 'position', 'created_at', 'updated_at', 'archived_at'] as const satisfies readonly (keyof CategoriesTable)[];
 const PRODUCT_COLUMNS = [
-  'id', 'tenant_id', 'category_id', 'name', 'description', 'price_cents', 'cost_cents', 'vat_rate', 'unit', 'min_level', 'available', 'created_at', 'updated_at', 'archived_at',
+  'id', 'tenant_id', 'category_id', 'name', 'description', 'price_cents', 'cost_cents', 'vat_rate', 'unit', 'min_level', 'available', 'on_menu', 'created_at', 'updated_at', 'archived_at',
 ] as const satisfies readonly (keyof ProductsTable)[];
 
 type MenuTable = 'categories' | 'products';
+
+const Timestamp = z.iso.datetime({ offset: true });
+const Stamps = { created_at: Timestamp, updated_at: Timestamp, archived_at: Timestamp.nullable().optional() };
+
+/** A category row as a device pushes it: the API's rules for each field (menu.schemas.ts). */
+const CategoryRowSchema = z.object({ id: z.uuid(), name: CreateCategoryBody.shape.name, position: CreateCategoryBody.shape.position.unwrap(), ...Stamps });
+/**
+ * A product row as a device pushes it: every field PATCH /products accepts, with its rules, in the
+ * row's form (a boolean such as `available` is 0 or 1); name and price as required as on create.
+ * Built from the API schema, so a field an area adds there (e.g. `on_menu`) is checked here too.
+ */
+const Bit = z.union([z.literal(0), z.literal(1)]);
+const rowForm = (field: z.ZodType): z.ZodType => {
+  const inner = field instanceof z.ZodOptional ? (field.unwrap() as z.ZodType) : field;
+  return (inner instanceof z.ZodBoolean ? Bit : inner).optional();
+};
+const ProductRowSchema = z.object({
+  ...Object.fromEntries(Object.entries(UpdateProductBody.shape).map(([k, v]) => [k, rowForm(v as z.ZodType)])),
+  id: z.uuid(),
+  name: CreateProductBody.shape.name,
+  price_cents: CreateProductBody.shape.price_cents,
+  ...Stamps,
+});
+const pushed = (row: z.ZodObject) => row.extend({ fields: row.omit({ id: true }).partial().optional() });
+const PUSHED = { categories: pushed(CategoryRowSchema), products: pushed(ProductRowSchema) };
 
 /**
  * Menu rows: last-writer-wins per field in cloud apply order. An update carries `fields` (what the
@@ -22,8 +49,11 @@ function menuDescriptor(entity: 'category' | 'product', table: MenuTable, column
     merge: 'lww-fields',
     tables: [table],
     async apply(trx: Tx, change: SyncChange, ctx: ApplyContext) {
-      const p = change.payload as Record<string, unknown> & { fields?: Record<string, unknown> };
+      let p = change.payload as Record<string, unknown> & { fields?: Record<string, unknown> };
       if (!p || p.id !== change.entity_id || !change.kind.startsWith(`${entity}.`)) throw new RejectOp('Ongeldige menuwijziging.');
+      // From a device: the API's rules per field (unknown fields dropped), and references within the restaurant.
+      const fromDevice = ctx.side === 'cloud';
+      if (fromDevice) p = parsePayload(PUSHED[table], p, entity === 'product' ? 'een product' : 'een categorie') as typeof p;
       const t = table as 'products';
       const current = (await trx.selectFrom(t).selectAll().where('id', '=', change.entity_id).executeTakeFirst()) as Record<string, unknown> | undefined;
       if (current && current.tenant_id !== change.tenant_id) throw new RejectOp('Dit menu-item hoort bij een ander restaurant.');
@@ -36,6 +66,9 @@ function menuDescriptor(entity: 'category' | 'product', table: MenuTable, column
         next = { ...current, ...fields, updated_at: snapshot.updated_at ?? current.updated_at };
       }
       if (ctx.mode === 'merge' && current?.archived_at && !next.archived_at) next.archived_at = current.archived_at;
+      if (fromDevice && table === 'products' && next.category_id && next.category_id !== current?.category_id) {
+        await assertTenantRef(trx, 'categories', next.category_id as string, change.tenant_id, 'De categorie van dit product');
+      }
       if (next.archived_at && table === 'products') next.available = 0;
       await upsertById(trx, table, next as { id: string } & Record<string, unknown>);
       return { payload: { ...next, fields: p.fields } };

@@ -1,10 +1,12 @@
+import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
 import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
-import { insertIfAbsent, insertManyIfAbsent } from '../../../sync/apply-helpers.js';
-import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
+import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
+import { CreateProductBody } from '../menu/menu.schemas.js';
 import { toOrderDto } from './orders.service.js';
 import { isFinal, STATUS_RANK, transition } from './orders.rules.js';
-import type { Order, OrderStatus } from './orders.schemas.js';
+import { CreateOrderBody, IdempotencyKey, ORDER_SOURCES, OrderSource, OrderStatus, type Order } from './orders.schemas.js';
 
 interface CreatedPayload {
   order: Order;
@@ -23,6 +25,119 @@ interface StatusPayload {
 }
 
 const isStatus = (s: unknown): s is OrderStatus => typeof s === 'string' && s in STATUS_RANK;
+
+/*
+ * What a device may push for an order (issue 17): the API's own rules (orders.schemas.ts,
+ * menu.schemas.ts), plus what the API guarantees by construction: a new order is 'new' and open, each
+ * line's total is its price times its quantity, the order's total their sum, line ids unique.
+ */
+const Timestamp = z.iso.datetime({ offset: true });
+const NewItem = CreateOrderBody.shape.items.element.shape;
+const PushedItem = z
+  .object({
+    id: z.uuid(),
+    product_id: NewItem.product_id,
+    name: CreateProductBody.shape.name,
+    quantity: NewItem.quantity,
+    unit_price_cents: CreateProductBody.shape.price_cents,
+    total_cents: z.number().int().min(0),
+    notes: NewItem.notes.unwrap().nullable(),
+  })
+  .refine((i) => i.total_cents === i.unit_price_cents * i.quantity, { message: 'moet gelijk zijn aan de prijs maal het aantal.', path: ['total_cents'] });
+const Customer = CreateOrderBody.shape.customer.unwrap().shape;
+const PushedOrder = z.object({
+  id: z.uuid(),
+  number: z.string().regex(/^[A-Za-z0-9-]{1,40}$/, { message: 'moet een bestelnummer zijn, bijvoorbeeld K-017.' }),
+  status: z.literal('new'),
+  source: OrderSource,
+  table_id: z.uuid().nullable(),
+  customer: z.object({ name: Customer.name.unwrap().nullable(), phone: Customer.phone.unwrap().nullable() }).nullable(),
+  notes: CreateOrderBody.shape.notes.unwrap().nullable(),
+  items: z.array(PushedItem).min(1).max(100),
+  total_cents: z.number().int().min(0),
+  payment_status: z.literal('open'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+const PushedHistory = z.object({
+  id: z.uuid(),
+  from_status: OrderStatus.nullable(),
+  to_status: OrderStatus,
+  user_id: z.uuid().nullable(),
+  source: z.enum([...ORDER_SOURCES, 'sync']),
+  created_at: Timestamp,
+});
+const PushedCreated = z.object({
+  order: PushedOrder.superRefine((o, c) => {
+    if (o.total_cents !== o.items.reduce((sum, i) => sum + i.total_cents, 0)) c.addIssue({ code: 'custom', message: 'moet de som van de regels zijn.', path: ['total_cents'] });
+    if (new Set(o.items.map((i) => i.id)).size !== o.items.length) c.addIssue({ code: 'custom', message: 'bevat een regel-id twee keer.', path: ['items'] });
+  }),
+  history: PushedHistory.extend({ from_status: z.null(), to_status: z.literal('new') }).optional(),
+  business_day: z.iso.date(),
+  origin: z.string().min(1).max(64),
+  idempotency_key: IdempotencyKey.nullable().optional(),
+  request_hash: z.string().regex(/^[0-9a-f]{64}$/).nullable().optional(),
+  created_by: z.uuid().nullable().optional(),
+});
+const PushedStatus = z.object({ from: OrderStatus.optional(), to: OrderStatus, history: PushedHistory.optional() }).refine((p) => !p.history || p.history.to_status === p.to, {
+  message: 'moet dezelfde status hebben als de wijziging.',
+  path: ['history', 'to_status'],
+});
+const PushedPaid = z.object({
+  payment: z
+    .object({
+      provider: z.string().trim().min(1).max(40).optional(),
+      payment_id: z.string().trim().min(1).max(200).optional(),
+      amount_cents: z.number().int().min(0).max(100_000_000).optional(),
+      by: z.uuid().nullable().optional(),
+      via: z.enum([...ORDER_SOURCES, 'sync']).optional(),
+    })
+    .optional(),
+});
+
+/** Ids this batch has already found to be rows of the tenant (a push chunk names the same products many times). */
+class KnownRefs implements BatchState {
+  readonly ids = new Set<string>();
+  async flush(): Promise<void> {}
+}
+
+/** Every id must be a row of `table` of this tenant (archived rows count: an order taken offline may name a product archived since). */
+async function assertRefs(trx: Tx, ctx: ApplyContext, table: TableName, ids: Array<string | null | undefined>, what: string): Promise<void> {
+  const known = ctx.batch?.state(`order-refs:${table}`, () => new KnownRefs()).ids;
+  const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string' && !known?.has(id)))];
+  if (wanted.length === 0) return;
+  const rows = await trx.selectFrom(table as 'users').select('id').where('tenant_id', '=', ctx.tenantId).where('id', 'in', wanted).execute();
+  if (rows.length !== wanted.length) throw new RejectOp(`${what} bestaat niet bij dit restaurant.`);
+  for (const r of rows) known?.add(r.id);
+}
+
+/**
+ * A device's order op validated like an API request; returns the payload to use instead (unknown
+ * fields dropped, strings trimmed as the API trims them). Throws RejectOp before anything is changed.
+ */
+async function validatePushed(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<Record<string, unknown>> {
+  const p = change.payload as Record<string, unknown>;
+  if (change.kind === 'order.created') {
+    const c = parsePayload(PushedCreated, p, 'een bestelling');
+    if (c.order.id !== change.entity_id) throw new RejectOp('Ongeldige bestelling.');
+    await assertRefs(trx, ctx, 'products', c.order.items.map((i) => i.product_id), 'Een product van deze bestelling');
+    await assertRefs(trx, ctx, 'users', [c.created_by, c.history?.user_id], 'De medewerker van deze bestelling');
+    return { ...c, origin: change.origin };
+  }
+  if (change.kind === 'order.status_changed') {
+    const st = parsePayload(PushedStatus, p, 'een bestelstatus');
+    await assertRefs(trx, ctx, 'users', [st.history?.user_id], 'De medewerker van deze statuswijziging');
+    return { ...st, order: p.order };
+  }
+  if (change.kind === 'order.paid') {
+    const paid = parsePayload(PushedPaid, p, 'een betaling');
+    await assertRefs(trx, ctx, 'users', [paid.payment?.by], 'De medewerker van deze betaling');
+    return { ...paid, order: p.order };
+  }
+  throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
+}
+
+const itemTaken = () => new RejectOp('Een bestelregel van deze bestelling bestaat al (hetzelfde id); de bestelling is niet overgenomen.');
 
 async function snapshot(store: OrderStore, orderId: string): Promise<Order> {
   const found = await store.get(orderId);
@@ -120,12 +235,20 @@ function clashesOf(claims: Claim[], tenantId: string, id: string, day: string, n
   return { ...(existing ? { existing } : {}), ...(numberHolder ? { numberHolder } : {}), ...(keyHolder ? { keyHolder } : {}) };
 }
 
-const directStore = (trx: Tx): OrderStore => ({
+/**
+ * `strict` (the cloud applying a device's op): a new order whose line id already exists anywhere is
+ * refused as a whole (issue 17: it used to be answered "applied" with those lines silently skipped).
+ * The appliance adopting the cloud's state is never strict.
+ */
+const directStore = (trx: Tx, strict = false): OrderStore => ({
   get: (id) => loadOrder(trx, id),
   async clashes(tenantId, id, day, number, key) {
     return clashesOf(await readClaims(trx, tenantId, id, day, number, key), tenantId, id, day, number, key);
   },
   async insert(row, items) {
+    if (strict && items.length > 0 && (await trx.selectFrom('order_items').select('id').where('id', 'in', items.map((i) => i.id)).limit(1).execute()).length > 0) {
+      throw itemTaken();
+    }
     await trx.insertInto('orders').values(row).execute();
     await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
   },
@@ -144,7 +267,11 @@ class OrdersBatch implements OrderStore, BatchState {
   private readonly numbers = new Map<string, string>();
   private readonly keys = new Map<string, string>();
 
-  constructor(private readonly trx: Tx) {}
+  constructor(
+    private readonly trx: Tx,
+    /** See directStore: a line id that exists already fails the flush, and the chunk is applied again op by op. */
+    private readonly strict = false,
+  ) {}
 
   private index(row: OrdersTable): void {
     this.numbers.set(numberKey(row), row.id);
@@ -211,14 +338,18 @@ class OrdersBatch implements OrderStore, BatchState {
       }
     }
     for (let i = 0; i < fresh.length; i += 50) await trx.insertInto('orders').values(fresh.slice(i, i + 50)).execute();
-    await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
+    const inserted = await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
+    if (this.strict && inserted !== items.length) throw new Error('sync: an order line id of this batch exists already');
     this.entries.clear();
     this.numbers.clear();
     this.keys.clear();
   }
 }
 
-const storeFor = (trx: Tx, ctx: ApplyContext): OrderStore => (ctx.batch ? ctx.batch.state('orders', () => new OrdersBatch(trx)) : directStore(trx));
+const storeFor = (trx: Tx, ctx: ApplyContext): OrderStore => {
+  const strict = ctx.side === 'cloud' && ctx.mode === 'merge';
+  return ctx.batch ? ctx.batch.state('orders', () => new OrdersBatch(trx, strict)) : directStore(trx, strict);
+};
 
 async function addHistory(trx: Tx, change: SyncChange, h: OrderStatusHistoryTable | undefined, ctx: ApplyContext): Promise<void> {
   if (!h || typeof h.id !== 'string' || !isStatus(h.to_status)) return;
@@ -335,6 +466,8 @@ export const ordersSync: EntityDescriptor[] = [
     merge: 'monotonic-status',
     tables: ['orders', 'order_items', 'order_status_history'],
     async apply(trx, change, ctx) {
+      // From a device: validated like an API request first, and then only the validated payload is used and recorded.
+      if (ctx.side === 'cloud' && ctx.mode === 'merge') change = { ...change, payload: await validatePushed(trx, change, ctx) };
       const store = storeFor(trx, ctx);
       let conflict: string | undefined;
       let merged: Record<string, unknown> = {};

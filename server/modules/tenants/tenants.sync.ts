@@ -1,5 +1,7 @@
 import type { TenantsTable } from '../../db/database.js';
+import { parsePayload } from '../../../sync/apply-helpers.js';
 import { RejectOp, type EntityDescriptor } from '../../../sync/types.js';
+import { SettingsPatch } from './tenants.schemas.js';
 import { settingsOf } from './tenants.service.js';
 
 /**
@@ -39,6 +41,11 @@ export const tenantsSync: EntityDescriptor[] = [
       if (change.kind === 'settings.updated') {
         const p = change.payload as { fields?: Record<string, unknown> };
         if (!p || typeof p.fields !== 'object' || p.fields === null) throw new RejectOp('Ongeldige instellingenwijziging.');
+        // From a device: the same rules as PATCH /settings (known fields, their ranges and sizes). The
+        // cloud is never older than an appliance it accepts (the version window), so every field an
+        // appliance may send is one it knows. An appliance adopting the cloud's change keeps fields it
+        // does not know yet (a newer cloud).
+        if (ctx.side === 'cloud') p.fields = parsePayload(SettingsPatch, p.fields, 'de instellingen');
         const row = await trx.selectFrom('tenants').selectAll().where('id', '=', change.entity_id).executeTakeFirst();
         if (!row) throw new RejectOp('Restaurant niet gevonden.');
         const { name, ...values } = p.fields;
