@@ -29,6 +29,11 @@ import { createAnalyticsService } from './analytics/analytics.service.js';
 import { forecastRoutes } from './forecast/forecast.routes.js';
 import { createForecastService } from './forecast/forecast.service.js';
 import { shiftsRoutes } from './shifts/shifts.routes.js';
+import { paymentsRoutes } from './payments/payments.routes.js';
+import { createPaymentsService } from './payments/payments.service.js';
+import { createPaymentProviders } from './payments/providers.js';
+import { publicRoutes } from './public/public.routes.js';
+import { createPublicOrdersService } from './public/public.service.js';
 import { createShiftsService } from './shifts/shifts.service.js';
 
 export interface CoreDeps {
@@ -59,7 +64,10 @@ export function createServices(deps: CoreDeps) {
   const forecast = createForecastService({ db, clock, tenants });
   const insights = createAnalyticsService({ db, clock, tenants, menu });
   const shifts = createShiftsService({ db, changes, tenants, forecast });
-  return { users, tenants, auth, sync, menu, orders, stock, apiKeys, webhooks, forecast, insights, shifts };
+  // Payments and public ordering (issue 12): Mollie with MOLLIE_API_KEY, else the built-in simulator.
+  const payments = createPaymentsService({ db, changes, clock, orders, providers: createPaymentProviders({ db, clock, config: deps.config }) });
+  const publicOrders = createPublicOrdersService({ db, changes, clock, config: deps.config, tenants, menu, orders, payments, sync });
+  return { users, tenants, auth, sync, menu, orders, stock, apiKeys, webhooks, forecast, insights, shifts, payments, publicOrders };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -84,6 +92,8 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(analyticsRoutes, { insights: services.insights });
       await api.register(forecastRoutes, { forecast: services.forecast });
       await api.register(shiftsRoutes, { shifts: services.shifts });
+      await api.register(paymentsRoutes, { payments: services.payments });
+      await api.register(publicRoutes, { publicOrders: services.publicOrders });
     },
     { prefix: '/api/v1' },
   );

@@ -8,6 +8,8 @@ import { usersSync } from './users/users.sync.js';
 import { apiKeysSync } from './apikeys/apikeys.sync.js';
 import { webhooksSync } from './webhooks/webhooks.sync.js';
 import { shiftsSync } from './shifts/shifts.sync.js';
+import { PAYMENTS_LOCAL_ONLY, paymentsSync } from './payments/payments.sync.js';
+import { publicSync } from './public/public.sync.js';
 import { wasteSync } from './waste/waste.sync.js';
 
 /**
@@ -30,6 +32,8 @@ export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
   ...apiKeysSync,
   ...webhooksSync,
   ...shiftsSync,
+  ...paymentsSync,
+  ...publicSync,
   ...wasteSync,
 ];
 
@@ -38,6 +42,7 @@ export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {
   stock_levels: 'derived: each node maintains it from its own copy of the stock ledger (stock_movements) in the same transaction as each movement; `cli stock verify` rebuilds it',
   api_key_usage: "when this node last saw each API key (last_used_at): per node, written at most once a minute per key, never a change-log entry",
   webhook_deliveries: "the sending node's delivery queue and history (the cloud, or a stand-alone appliance): each event is sent by one node, so the queue stays there",
+  ...PAYMENTS_LOCAL_ONLY,
 };
 
 /** The one registry: the engine (appliance), the cloud and the tests use it. */

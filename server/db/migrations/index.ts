@@ -8,6 +8,7 @@ import * as m0006 from './0006_sync_snapshot.js';
 import * as m0007 from './0007_sync_trust.js';
 import * as m0008 from './0008_stock.js';
 import * as m0012 from './0012_webhooks.js';
+import * as m0013 from './0013_payments.js';
 import * as m0014 from './0014_insights.js';
 
 /**
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0007_sync_trust': m0007,
   '0008_stock': m0008,
   '0012_webhooks': m0012,
+  '0013_payments': m0013,
   '0014_insights': m0014,
 };
 

@@ -23,6 +23,7 @@ export const Product = z
     unit: z.string().nullable(),
     min_level: z.number().nullable(),
     available: z.boolean(),
+    on_menu: z.boolean().meta({ description: 'false: a stock item that is never sold (an ingredient such as beef or buns): not on the menu, not orderable; stock, recipes and the purchase list use it (docs/stock.md)' }),
     created_at: z.string(),
     updated_at: z.string(),
     archived_at: z.string().nullable(),
@@ -41,6 +42,7 @@ export const CreateProductBody = z
     unit: z.enum(units).optional(),
     min_level: z.number().min(0).max(1_000_000).optional(),
     available: z.boolean().default(true),
+    on_menu: z.boolean().default(true).meta({ description: 'false: an ingredient that is never sold; it stays off the menu (docs/stock.md)' }),
   })
   .strict();
 export type CreateProductInput = z.input<typeof CreateProductBody>;
@@ -56,6 +58,7 @@ export const UpdateProductBody = z
     unit: z.enum(units).nullable(),
     min_level: z.number().min(0).max(1_000_000).nullable(),
     available: z.boolean(),
+    on_menu: z.boolean(),
   })
   .partial()
   .strict();

@@ -26,6 +26,7 @@ export const toProductDto = (r: ProductRow): Product => ({
   unit: r.unit,
   min_level: r.min_level,
   available: r.available === 1,
+  on_menu: r.on_menu !== 0,
   created_at: r.created_at,
   updated_at: r.updated_at,
   archived_at: r.archived_at,
@@ -93,12 +94,14 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
      * products; unavailable products stay listed (available:false) so a tablet can grey them out.
      * Products without a category, or in an archived one, are still orderable, so they are listed
      * last under "Overig" (id null) rather than hidden. Costs and stock fields never leave here.
+     * Ingredients (`on_menu` false: stock items that are never sold) are left out.
      */
     async staffMenu(tenantId: string): Promise<StaffMenu> {
       const [cats, prods] = await Promise.all([menuRepository.listCategories(db, tenantId, false), menuRepository.listProducts(db, tenantId, false)]);
       const groups = new Map<string, StaffMenuCategory>(cats.map((c) => [c.id, { id: c.id, name: c.name, products: [] }]));
       const other: StaffMenuCategory = { id: null, name: OTHER_CATEGORY_NAME, products: [] };
       for (const p of prods) {
+        if (p.on_menu === 0) continue;
         const item = { id: p.id, name: p.name, description: p.description, price_cents: p.price_cents, available: p.available === 1 };
         ((p.category_id ? groups.get(p.category_id) : undefined) ?? other).products.push(item);
       }
@@ -111,9 +114,14 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
       return toProductDto(row);
     },
 
-    /** Rows for pricing an order: the caller checks availability. */
+    /** Rows for pricing an order: the caller checks availability. Ingredients (`on_menu` false) are never sold, so they are not found here. */
     async productsForOrder(trx: Executor, tenantId: string, ids: string[]): Promise<ProductRow[]> {
-      return menuRepository.findProducts(trx, tenantId, ids);
+      return (await menuRepository.findProducts(trx, tenantId, ids)).filter((p) => p.on_menu !== 0);
+    },
+
+    /** Products by id (archived ones too), for areas that refer to products (stock, recipes). */
+    async productsByIds(trx: Executor, tenantId: string, ids: string[]): Promise<Product[]> {
+      return (await menuRepository.findProducts(trx, tenantId, ids)).map(toProductDto);
     },
 
     async createProduct(tenantId: string, raw: CreateProductInput): Promise<Product> {
@@ -132,6 +140,7 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
           unit: input.unit ?? null,
           min_level: input.min_level ?? null,
           available: input.available ? 1 : 0,
+          on_menu: input.on_menu ? 1 : 0,
           created_at: w.now,
           updated_at: w.now,
           archived_at: null,
@@ -147,10 +156,11 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
         const cur = await menuRepository.findProduct(w.trx, tenantId, id);
         if (!cur || cur.archived_at) throw notFound('Product');
         if (input.category_id !== undefined) await assertCategory(w.trx, tenantId, input.category_id);
-        const { available, ...rest } = input;
+        const { available, on_menu, ...rest } = input;
         const fields: Partial<ProductRow> = {
           ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
           ...(available === undefined ? {} : { available: available ? 1 : 0 }),
+          ...(on_menu === undefined ? {} : { on_menu: on_menu ? 1 : 0 }),
         };
         const row: ProductRow = { ...cur, ...fields, updated_at: w.now };
         await menuRepository.updateProduct(w.trx, row);
