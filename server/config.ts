@@ -25,6 +25,8 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'moet beginnen met redis://').optional(),
   REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, cijfers en : . - _ (hoogstens 64)').default('restaurant:'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Write the server's log to this file instead of stdout (the desktop app: its logs folder). */
+  LOG_FILE: z.string().min(1).optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** 1: the cloud may send webhooks to private, loopback and link-local addresses (CONTRACT §15; the appliance always may). */
   WEBHOOK_ALLOW_PRIVATE: boolish.default(false),
@@ -50,6 +52,7 @@ export interface Config {
   /** Start of every Redis key and channel of this deployment (REDIS_KEY_PREFIX). */
   redisPrefix?: string;
   logLevel: string;
+  logFile?: string;
   bodyLimit: number;
   /** WEBHOOK_ALLOW_PRIVATE (docs/partners.md): webhooks may go to private/loopback/link-local addresses in the cloud too. */
   webhookAllowPrivate: boolean;
@@ -95,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_KEY_PREFIX,
     logLevel: e.LOG_LEVEL,
+    logFile: e.LOG_FILE,
     bodyLimit: e.BODY_LIMIT_BYTES,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     mollieApiKey: e.MOLLIE_API_KEY,

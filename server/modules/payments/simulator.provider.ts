@@ -1,0 +1,122 @@
+import crypto from 'node:crypto';
+import type { Db } from '../../db/connection.js';
+import type { PaymentSimulatorTable } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import type { CreatePaymentInput, PaymentProvider, ProviderPayment, ProviderRefund } from './payments.provider.js';
+import { ProviderRefused } from './payments.provider.js';
+
+export type SimulatorRow = PaymentSimulatorTable;
+
+/** Like Mollie: an unanswered checkout expires after 15 minutes. */
+export const SIMULATOR_EXPIRY_MS = 15 * 60_000;
+/** Where the simulator's checkout page lives on this server (payments.routes.ts). */
+export const SIMULATOR_PATH = '/api/v1/payments/simulator/';
+
+const toPayment = (r: SimulatorRow): ProviderPayment => ({
+  id: r.id,
+  status: r.status,
+  amount_cents: r.amount_cents,
+  reference: r.idempotency_key,
+  checkout_url: null,
+});
+
+export interface Simulator extends PaymentProvider {
+  /** The record behind the checkout page (expired on reading when its time has passed). */
+  checkout(id: string): Promise<SimulatorRow | null>;
+  /** The guest's choice on the checkout page; only an open payment can be decided. */
+  decide(id: string, outcome: 'paid' | 'failed'): Promise<{ row: SimulatorRow; changed: boolean } | null>;
+  /** Open payments whose time passed become expired; returned so their callbacks can be sent. */
+  expireDue(): Promise<SimulatorRow[]>;
+}
+
+/**
+ * The built-in provider (the default without MOLLIE_API_KEY): it keeps its own records in
+ * `payment_simulator` (the "provider side", local-only) and serves a Dutch checkout page
+ * (payments.routes.ts) where a person picks "betaald" or "mislukt"; the page then sends the
+ * service's callback exactly as Mollie would (a POST with `id=<payment id>`). The service looks the
+ * payment up here with `get`, never trusting the callback itself.
+ */
+export function createSimulatorProvider(deps: { db: Db; clock: Clock }): Simulator {
+  const { db, clock } = deps;
+  const find = (id: string) => db.selectFrom('payment_simulator').selectAll().where('id', '=', id).executeTakeFirst();
+
+  async function expireIfDue(row: SimulatorRow): Promise<SimulatorRow> {
+    if (row.status !== 'open' || row.expires_at > clock.now().toISOString()) return row;
+    const now = clock.now().toISOString();
+    await db.updateTable('payment_simulator').set({ status: 'expired', updated_at: now }).where('id', '=', row.id).where('status', '=', 'open').execute();
+    return (await find(row.id)) ?? row;
+  }
+
+  async function checkout(id: string): Promise<SimulatorRow | null> {
+    const row = /^sim_[A-Za-z0-9]{1,64}$/.test(id) ? await find(id) : undefined;
+    return row ? expireIfDue(row) : null;
+  }
+
+  return {
+    name: 'simulator',
+
+    async create(input: CreatePaymentInput): Promise<ProviderPayment> {
+      const now = clock.now();
+      const row: SimulatorRow = {
+        id: `sim_${crypto.randomBytes(15).toString('base64url').replace(/[-_]/g, 'x')}`,
+        idempotency_key: input.reference,
+        amount_cents: input.amount_cents,
+        description: input.description,
+        status: 'open',
+        redirect_url: input.redirect_url,
+        webhook_url: input.webhook_url,
+        refunded_cents: 0,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + SIMULATOR_EXPIRY_MS).toISOString(),
+        updated_at: now.toISOString(),
+      };
+      // Idempotent by our payment id, as Mollie is by its Idempotency-Key.
+      await db.insertInto('payment_simulator').values(row).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+      const stored = await db.selectFrom('payment_simulator').selectAll().where('idempotency_key', '=', input.reference).executeTakeFirstOrThrow();
+      // The checkout page is served by this same server, next to where the guest returns to.
+      return { ...toPayment(stored), checkout_url: new URL(SIMULATOR_PATH + stored.id, input.redirect_url).toString() };
+    },
+
+    async get(id: string): Promise<ProviderPayment | null> {
+      if (!/^sim_[A-Za-z0-9]{1,64}$/.test(id)) return null;
+      const row = await find(id);
+      return row ? toPayment(await expireIfDue(row)) : null;
+    },
+
+    async refund(id: string, amountCents: number): Promise<ProviderRefund> {
+      const row = await find(id);
+      if (!row || row.status !== 'paid') throw new ProviderRefused('Deze betaling kan niet worden terugbetaald.');
+      const now = clock.now().toISOString();
+      const res = await db
+        .updateTable('payment_simulator')
+        .set((eb) => ({ refunded_cents: eb('refunded_cents', '+', amountCents), updated_at: now }))
+        .where('id', '=', id)
+        .where((eb) => eb(eb('refunded_cents', '+', amountCents), '<=', eb.ref('amount_cents')))
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw new ProviderRefused('Het bedrag is hoger dan wat nog terugbetaald kan worden.');
+      return { id: `simre_${crypto.randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`, status: 'refunded' };
+    },
+
+    checkout,
+
+    async decide(id: string, outcome: 'paid' | 'failed') {
+      const row = await checkout(id);
+      if (!row) return null;
+      if (row.status !== 'open') return { row, changed: false };
+      const now = clock.now().toISOString();
+      const res = await db.updateTable('payment_simulator').set({ status: outcome, updated_at: now }).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+      return { row: (await find(id))!, changed: Number(res.numUpdatedRows) === 1 };
+    },
+
+    async expireDue(): Promise<SimulatorRow[]> {
+      const now = clock.now().toISOString();
+      const due = await db.selectFrom('payment_simulator').selectAll().where('status', '=', 'open').where('expires_at', '<=', now).limit(200).execute();
+      const out: SimulatorRow[] = [];
+      for (const row of due) {
+        const res = await db.updateTable('payment_simulator').set({ status: 'expired', updated_at: now }).where('id', '=', row.id).where('status', '=', 'open').executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 1) out.push({ ...row, status: 'expired', updated_at: now });
+      }
+      return out;
+    },
+  };
+}

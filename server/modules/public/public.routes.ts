@@ -1,0 +1,118 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { sessionOf } from '../../plugins/auth.js';
+import { errors } from '../../shared/schemas.js';
+import { IdempotencyHeaders } from '../orders/orders.schemas.js';
+import { orderPage, returnPage } from './public.pages.js';
+import {
+  IntakeStatus,
+  OrderStatusParams,
+  PaymentIdParams,
+  PayTableBody,
+  PayTableResult,
+  PublicMenu,
+  PublicOrderBody,
+  PublicOrderCreated,
+  PublicOrderView,
+  PublicPaymentView,
+  PublicTableBill,
+  SlugParams,
+  TableParams,
+} from './public.schemas.js';
+import type { PublicOrdersService } from './public.service.js';
+
+const Html = z.string().meta({ description: 'text/html' });
+/** Where this request reached the server (used when PUBLIC_BASE_URL is not set). */
+const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+
+/**
+ * Public ordering and pay-at-table (CONTRACT §11): no session; in the cloud for the internet, on
+ * the appliance for a restaurant without a cloud. The public reservation routes belong to the
+ * reservations module; the payment callbacks to payments.routes.ts.
+ */
+export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersService }> = async (app, { publicOrders }) => {
+  const tags = ['Publiek'];
+
+  app.get(
+    '/public/menu/:slug',
+    { schema: { tags, summary: "The restaurant's public menu: name, whether it takes orders now, available products by category (no costs)", params: SlugParams, response: { 200: PublicMenu, ...errors(404) } } },
+    async (request) => publicOrders.menu(request.params.slug),
+  );
+
+  app.post(
+    '/public/order/:slug',
+    {
+      schema: {
+        tags,
+        summary:
+          "A guest's order: prices from the menu, source 'web', idempotent by key (body or Idempotency-Key header: a repeat answers 200 with the same order and checkout). Pickup and delivery answer a checkout_url; 409 while ordering is paused.",
+        params: SlugParams,
+        headers: IdempotencyHeaders,
+        body: PublicOrderBody,
+        response: { 201: PublicOrderCreated, 200: PublicOrderCreated, ...errors(400, 404, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { created, body } = await publicOrders.placeOrder(request.params.slug, request.body, request.headers['idempotency-key'], originOf(request));
+      return reply.code(created ? 201 : 200).send(body);
+    },
+  );
+
+  app.get(
+    '/public/order/:slug/:id',
+    { schema: { tags, summary: "A guest's own order as they may see it (status, payment, whether the restaurant has seen it)", params: OrderStatusParams, response: { 200: PublicOrderView, ...errors(400, 404) } } },
+    async (request) => publicOrders.orderView(request.params.slug, request.params.id),
+  );
+
+  app.get(
+    '/public/betaling/:id/status',
+    { schema: { tags, summary: 'A payment as the guest returning from the checkout sees it', params: PaymentIdParams, response: { 200: PublicPaymentView, ...errors(400, 404) } } },
+    async (request) => publicOrders.paymentView(request.params.id),
+  );
+
+  app.get(
+    '/public/betaling/:id',
+    { schema: { tags, summary: 'The page a guest returns to after the checkout (HTML)', params: PaymentIdParams, response: { 200: Html, ...errors(400) } } },
+    async (request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(returnPage(request.params.id)),
+  );
+
+  app.get(
+    '/public/bestellen/:slug',
+    { schema: { tags, summary: 'A minimal ordering page on the public menu (HTML; pickup, paid online)', params: SlugParams, response: { 200: Html, ...errors(400) } } },
+    async (request, reply) => reply.type('text/html; charset=utf-8').send(orderPage(request.params.slug)),
+  );
+
+  app.get(
+    '/public/tafel/:slug/:tafel',
+    { schema: { tags, summary: "Pay-at-table: the table's open bill (by the table's name)", params: TableParams, response: { 200: PublicTableBill, ...errors(400, 404) } } },
+    async (request) => publicOrders.tableBill(request.params.slug, request.params.tafel),
+  );
+
+  app.post(
+    '/public/tafel/:slug/:tafel/pay',
+    {
+      schema: {
+        tags,
+        summary: 'Pay-at-table: pay part or all of what is open (never more, counting payments still open), plus a tip; answers the checkout',
+        params: TableParams,
+        body: PayTableBody,
+        response: { 201: PayTableResult, ...errors(400, 404, 409, 429) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await publicOrders.payTable(request.params.slug, request.params.tafel, request.body ?? {}, originOf(request))),
+  );
+
+  app.get(
+    '/public-ordering/status',
+    {
+      preHandler: app.requireAdmin,
+      schema: {
+        tags: ['Instellingen'],
+        summary: "Cloud: how long the restaurant's appliance has been silent, whether public ordering is paused, and the public orders it has not seen yet",
+        response: { 200: IntakeStatus, ...errors(401, 403) },
+      },
+    },
+    async (request) => publicOrders.status(sessionOf(request).tenantId),
+  );
+};

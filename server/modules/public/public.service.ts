@@ -1,0 +1,292 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { Config } from '../../config.js';
+import type { ChangeLog } from '../../db/change-log.js';
+import type { Db } from '../../db/connection.js';
+import type { Clock } from '../../shared/clock.js';
+import { conflict, invalidField, isAppError, notFound } from '../../shared/errors.js';
+import type { SyncService } from '../../../sync/service.js';
+import type { MenuService } from '../menu/menu.service.js';
+import type { Order } from '../orders/orders.schemas.js';
+import type { Actor, OrdersService } from '../orders/orders.service.js';
+import type { PaymentsService } from '../payments/payments.service.js';
+import type { TenantsService } from '../tenants/tenants.service.js';
+import { publicRepository as repo, type PublicOrderRow } from './public.repository.js';
+import type { Intake, IntakeStatus, PublicMenu, PublicOrderInput, PublicOrderView, PublicPaymentView, PublicTableBill } from './public.schemas.js';
+
+/** The cloud counts the appliance as silent after this long without contact (its long-poll returns every ~20 s). */
+export const SILENT_AFTER_MS = 90_000;
+
+export const PAUSED_MESSAGE = 'Dit restaurant neemt op dit moment geen online bestellingen aan. Probeer het later opnieuw of bel het restaurant.';
+
+/** What pay-at-table needs from the floor plan (server/modules/floor, issue 11). */
+export interface TableBills {
+  billForTable(tenantId: string, tableName: string): Promise<{ table: { id: string; name: string }; orders: Order[]; total_cents: number; paid_cents: number; open_cents: number; bill_id: string | null }>;
+}
+
+const TYPE_LABEL: Record<PublicOrderInput['type'], string> = { pickup: 'Afhalen', delivery: 'Bezorgen', table: 'Aan tafel' };
+
+/** The order's notes as the kitchen sees them: how it leaves the kitchen first, then the guest's note. */
+function kitchenNotes(input: PublicOrderInput): string {
+  const head = input.type === 'delivery' ? `Bezorgen: ${input.delivery_address}` : input.type === 'table' ? `Aan tafel ${input.table}` : TYPE_LABEL.pickup;
+  return input.notes ? `[${head}] ${input.notes}` : `[${head}]`;
+}
+
+function normalisePhone(phone: string): string {
+  const p = parsePhoneNumberFromString(phone, 'NL');
+  if (!p || !p.isValid()) throw invalidField('customer.phone', 'moet een geldig telefoonnummer zijn, bijvoorbeeld 06 12345678.');
+  return p.number;
+}
+
+export function createPublicOrdersService(deps: {
+  db: Db;
+  changes: ChangeLog;
+  clock: Clock;
+  config: Pick<Config, 'role' | 'publicBaseUrl'>;
+  tenants: TenantsService;
+  menu: MenuService;
+  orders: OrdersService;
+  payments: PaymentsService;
+  sync: SyncService;
+  tables?: TableBills;
+}) {
+  const { db, changes, clock, config, tenants, menu, orders, payments, sync } = deps;
+  let tables = deps.tables;
+
+  async function tenantBySlug(slug: string) {
+    const t = await tenants.bySlug(slug);
+    if (!t) throw notFound('Restaurant');
+    return t;
+  }
+
+  /**
+   * The restaurant's appliance as the cloud sees it: its last contact (hello, push or pull) and
+   * whether it is silent. Null on the appliance itself and for a tenant without a registered
+   * appliance (a cloud-only restaurant: its kitchen uses the cloud directly).
+   */
+  async function appliance(tenantId: string): Promise<{ last_contact_at: string | null; silent_ms: number; silent: boolean } | null> {
+    if (config.role !== 'cloud') return null;
+    const devices = (await sync.cloud.listDevices(tenantId)).filter((d) => !d.revoked_at);
+    if (devices.length === 0) return null;
+    const contacts = devices.map((d) => d.last_seen_at ?? d.created_at).sort();
+    const last = contacts[contacts.length - 1]!;
+    const silentMs = Math.max(0, clock.now().getTime() - new Date(last).getTime());
+    return { last_contact_at: devices.some((d) => d.last_seen_at) ? last : null, silent_ms: silentMs, silent: silentMs > SILENT_AFTER_MS };
+  }
+
+  async function intakeOf(tenantId: string): Promise<Intake & { silentSince: string | null; online: boolean }> {
+    const a = await appliance(tenantId);
+    if (!a?.silent) return { accepting: true, message: null, silentSince: null, online: true };
+    const { pause_public_orders_after_minutes: pauseAfter } = await tenants.cachedSettings(tenantId);
+    const paused = pauseAfter !== null && a.silent_ms >= pauseAfter * 60_000;
+    return { accepting: !paused, message: paused ? PAUSED_MESSAGE : null, silentSince: a.last_contact_at ?? new Date(clock.now().getTime() - a.silent_ms).toISOString(), online: false };
+  }
+
+  /** Whether the restaurant's own system has (had the chance to) read this order: it made contact after the order was committed. */
+  async function seenBy(tenantId: string, createdAt: string): Promise<boolean> {
+    const a = await appliance(tenantId);
+    if (!a) return true;
+    return a.last_contact_at !== null && a.last_contact_at > createdAt;
+  }
+
+  const baseUrlOf = (requestOrigin: string) => config.publicBaseUrl ?? requestOrigin;
+
+  return {
+    /** The pay-at-table bills of the floor plan, once that module is wired (composition root). */
+    useTables(t: TableBills): void {
+      tables = t;
+    },
+
+    async menu(slug: string): Promise<PublicMenu> {
+      const t = await tenantBySlug(slug);
+      const [staffMenu, intake] = await Promise.all([menu.staffMenu(t.id), intakeOf(t.id)]);
+      const categories = staffMenu.categories
+        .map((c) => ({ id: c.id, name: c.name, products: c.products.filter((p) => p.available).map(({ id, name, description, price_cents }) => ({ id, name, description, price_cents })) }))
+        .filter((c) => c.products.length > 0);
+      return { restaurant: { name: t.name, slug: t.slug }, ordering: { accepting: intake.accepting, message: intake.message }, categories };
+    },
+
+    /**
+     * A guest's order (CONTRACT §11): prices from the menu (orders.create), source `web`, idempotent
+     * by key (namespaced `web:` so a guest's key never meets a staff key), `order.created` from the
+     * orders module. Pickup and delivery are paid online: a checkout is started (or the open one
+     * found again on a repeat). In the cloud, while the restaurant's appliance is silent, the order
+     * is accepted and marked; past the tenant's `pause_public_orders_after_minutes` it is refused.
+     */
+    async placeOrder(slug: string, input: PublicOrderInput, headerKey: string | undefined, requestOrigin: string) {
+      const t = await tenantBySlug(slug);
+      if (headerKey && input.idempotency_key && headerKey !== input.idempotency_key) {
+        throw invalidField('idempotency_key', 'moet gelijk zijn aan de Idempotency-Key-header.');
+      }
+      const key = headerKey ?? input.idempotency_key;
+      const intake = await intakeOf(t.id);
+      if (!intake.accepting) throw conflict(PAUSED_MESSAGE);
+      const phone = normalisePhone(input.customer.phone);
+      let tableId: string | undefined;
+      if (input.type === 'table') {
+        if (!tables) throw invalidField('type', "'table' is bij dit restaurant niet mogelijk.");
+        try {
+          tableId = (await tables.billForTable(t.id, input.table!)).table.id;
+        } catch (err) {
+          if (isAppError(err) && err.code === 'NOT_FOUND') throw invalidField('table', 'is geen tafel van dit restaurant.');
+          throw err;
+        }
+      }
+      const actor: Actor & { via: 'web' } = { tenantId: t.id, userId: null, via: 'web' };
+      const { order, created } = await orders.create(
+        actor,
+        { items: input.items, notes: kitchenNotes(input), customer: { name: input.customer.name, phone }, ...(tableId ? { table_id: tableId } : {}) },
+        key ? `web:${key}` : undefined,
+      );
+      const paymentRequired = input.type !== 'table';
+      const row: PublicOrderRow = {
+        id: order.id,
+        tenant_id: t.id,
+        type: input.type,
+        customer_email: input.customer.email ?? null,
+        table_name: input.type === 'table' ? input.table! : null,
+        delivery_address: input.type === 'delivery' ? input.delivery_address! : null,
+        payment_required: paymentRequired ? 1 : 0,
+        appliance_silent_since: intake.silentSince,
+        created_at: order.created_at,
+      };
+      // Its own small transaction after the order's (the orders module owns that one); a repeat
+      // with the same key writes it if a crash came between.
+      await changes.write(t.id, async (w) => {
+        if (await repo.insertIfAbsent(w.trx, row)) await w.record({ entity: 'public_order', entityId: row.id, kind: 'public_order.created', payload: { public_order: row } });
+      });
+      const payment = paymentRequired
+        ? await payments.startOrderPayment({ tenantId: t.id, orderId: order.id, baseUrl: baseUrlOf(requestOrigin), description: `Bestelling ${order.number} bij ${t.name}` })
+        : null;
+      return {
+        created,
+        body: {
+          order: payment?.status === 'paid' && order.payment_status !== 'paid' ? await orders.get(t.id, order.id) : order,
+          payment_id: payment?.id ?? null,
+          checkout_url: payment?.status === 'open' ? payment.checkout_url : null,
+          restaurant_online: intake.online,
+        },
+      };
+    },
+
+    async orderView(slug: string, orderId: string): Promise<PublicOrderView> {
+      const t = await tenantBySlug(slug);
+      const meta = await repo.find(db, t.id, orderId);
+      // Only guests' orders are visible here, never staff orders.
+      if (!meta) throw notFound('Bestelling');
+      const order = await orders.get(t.id, orderId);
+      const pays = await payments.forOrder(t.id, orderId);
+      const pay = pays.find((p) => p.status === 'paid') ?? pays.find((p) => p.status === 'open') ?? pays[pays.length - 1];
+      return {
+        id: order.id,
+        number: order.number,
+        status: order.status,
+        payment_status: order.payment_status,
+        type: meta.type,
+        items: order.items.map((i) => ({ name: i.name, quantity: i.quantity, total_cents: i.total_cents })),
+        total_cents: order.total_cents,
+        seen_by_restaurant: await seenBy(t.id, order.created_at),
+        payment: pay ? { id: pay.id, status: pay.status, checkout_url: pay.status === 'open' ? pay.checkout_url : null } : null,
+        created_at: order.created_at,
+      };
+    },
+
+    /** The guest's return page after a checkout: the payment (and its order) as they are now. */
+    async paymentView(paymentId: string): Promise<PublicPaymentView> {
+      const p = await payments.findAnyTenant(paymentId);
+      if (!p) throw notFound('Betaling');
+      const t = await tenants.byId(p.tenant_id);
+      if (!t) throw notFound('Betaling');
+      const order = p.order_id ? await orders.get(p.tenant_id, p.order_id).catch(() => null) : null;
+      return {
+        id: p.id,
+        status: p.status,
+        purpose: p.purpose,
+        amount_cents: p.amount_cents,
+        tip_cents: p.tip_cents,
+        table_name: p.table_name,
+        restaurant: { name: t.name, slug: t.slug },
+        order: order ? { id: order.id, number: order.number, status: order.status, payment_status: order.payment_status } : null,
+      };
+    },
+
+    /** For admins in the cloud: how long the appliance has been silent, whether ordering is paused, and the public orders it has not seen yet. */
+    async status(tenantId: string): Promise<IntakeStatus> {
+      const [a, settings] = await Promise.all([appliance(tenantId), tenants.cachedSettings(tenantId)]);
+      const pauseAfter = settings.pause_public_orders_after_minutes;
+      const paused = !!a?.silent && pauseAfter !== null && a.silent_ms >= pauseAfter * 60_000;
+      const unseen: IntakeStatus['unseen_orders'] = [];
+      if (a) {
+        // Only orders committed after the last contact can be unseen (their row is written just after the order's).
+        const since = a.last_contact_at ?? '0000';
+        for (const row of await repo.since(db, tenantId, since, 200)) {
+          const order = await orders.get(tenantId, row.id).catch(() => null);
+          if (!order || (a.last_contact_at !== null && a.last_contact_at > order.created_at)) continue;
+          unseen.push({
+            order_id: order.id,
+            number: order.number,
+            status: order.status,
+            payment_status: order.payment_status,
+            created_at: order.created_at,
+            accepted_while_silent: row.appliance_silent_since !== null,
+          });
+        }
+      }
+      return {
+        role: config.role,
+        appliance: a ? { last_contact_at: a.last_contact_at, silent_seconds: Math.floor(a.silent_ms / 1000), silent: a.silent } : null,
+        pause_after_minutes: pauseAfter,
+        paused,
+        unseen_orders: unseen,
+      };
+    },
+
+    /** Pay-at-table: the table's open bill as a guest may see it. */
+    async tableBill(slug: string, tableName: string): Promise<PublicTableBill> {
+      const t = await tenantBySlug(slug);
+      if (!tables) throw notFound('Tafel');
+      const bill = await tables.billForTable(t.id, tableName);
+      return {
+        table: { name: bill.table.name },
+        orders: bill.orders.map((o) => ({
+          number: o.number,
+          items: o.items.map((i) => ({ name: i.name, quantity: i.quantity, total_cents: i.total_cents })),
+          total_cents: o.total_cents,
+          payment_status: o.payment_status,
+        })),
+        total_cents: bill.total_cents,
+        paid_cents: bill.paid_cents,
+        open_cents: bill.open_cents,
+      };
+    },
+
+    /**
+     * Pay-at-table: a payment of part or all of what is open (never more, counting payments still
+     * open for the bill), plus an optional tip, through the active provider.
+     */
+    async payTable(slug: string, tableName: string, input: { amount_cents?: number; tip_cents?: number }, requestOrigin: string): Promise<{ payment_id: string; checkout_url: string | null }> {
+      const t = await tenantBySlug(slug);
+      if (!tables) throw notFound('Tafel');
+      const bill = await tables.billForTable(t.id, tableName);
+      if (!bill.bill_id || bill.open_cents <= 0) throw conflict('Er staat voor deze tafel niets open om te betalen.');
+      const billId = bill.bill_id;
+      const amount = input.amount_cents ?? bill.open_cents;
+      const payment = await payments.startTablePayment({
+        tenantId: t.id,
+        baseUrl: baseUrlOf(requestOrigin),
+        description: `Tafel ${bill.table.name} bij ${t.name}`,
+        tableName: bill.table.name,
+        billId,
+        amountCents: amount,
+        tipCents: input.tip_cents ?? 0,
+        openCents: bill.open_cents,
+        recheckOpen: async () => {
+          const now = await tables!.billForTable(t.id, tableName);
+          return now.bill_id === billId ? now.open_cents : 0;
+        },
+      });
+      return { payment_id: payment.id, checkout_url: payment.checkout_url };
+    },
+  };
+}
+
+export type PublicOrdersService = ReturnType<typeof createPublicOrdersService>;
