@@ -12,8 +12,11 @@ import type { ChangeRecord } from '../server/db/change-log.js';
  * - `lww-fields`: configuration; fields are last-writer-wins in cloud apply order (server_seq).
  * - `cloud-only`: written only in the cloud, replicated down; an appliance op on it is rejected.
  * - `appliance-only`: written only on appliances, replicated up (and down to other appliances).
+ * - `escrow`: a ledger (union by id) whose decrements are bounded by rights the cloud leases out per
+ *   appliance: only the cloud grants, only the holder spends or returns, and the cloud refuses a
+ *   pushed spend beyond the holder's lease (loyalty points: server/modules/loyalty, docs/loyalty.md).
  */
-export type MergeKind = 'ledger' | 'monotonic-status' | 'lww-fields' | 'cloud-only' | 'appliance-only';
+export type MergeKind = 'ledger' | 'monotonic-status' | 'lww-fields' | 'cloud-only' | 'appliance-only' | 'escrow';
 
 export type TableName = keyof Database & string;
 
