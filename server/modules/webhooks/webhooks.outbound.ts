@@ -158,8 +158,8 @@ const pinned =
     else callback(null, a.address, a.family);
   };
 
-function describeError(err: unknown, timedOut: boolean): string {
-  if (timedOut) return 'Geen antwoord binnen 10 seconden.';
+function describeError(err: unknown, timedOutAfterMs: number | null): string {
+  if (timedOutAfterMs !== null) return `Geen antwoord binnen ${timedOutAfterMs >= 1000 ? `${Math.round(timedOutAfterMs / 1000)} seconden` : `${timedOutAfterMs} ms`}.`;
   if (err instanceof AddressRefused || err instanceof AddressNotFound) return err.message;
   const code = (err as { code?: string }).code;
   switch (code) {
@@ -205,7 +205,7 @@ export async function postOnce(
     try {
       addresses = await Promise.race([resolveChecked(target, opts), aborted]);
     } catch (err) {
-      return done({ ok: false, status: null, error: describeError(err, timedOut), final: err instanceof AddressRefused });
+      return done({ ok: false, status: null, error: describeError(err, timedOut ? opts.timeoutMs : null), final: err instanceof AddressRefused });
     }
     const status = await new Promise<number>((resolve, reject) => {
       const mod = target.protocol === 'https:' ? https : http;
@@ -240,7 +240,7 @@ export async function postOnce(
     if (status >= 200 && status < 300) return done({ ok: true, status, error: null, final: false });
     return done({ ok: false, status, error: `De ontvanger antwoordde ${status}.`, final: false });
   } catch (err) {
-    return done({ ok: false, status: null, error: describeError(err, timedOut), final: false });
+    return done({ ok: false, status: null, error: describeError(err, timedOut ? opts.timeoutMs : null), final: false });
   } finally {
     clearTimeout(timer);
   }

@@ -209,6 +209,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
     log,
     consumer,
     worker,
+    /** One signed attempt of a delivery (what the worker calls; tests drive extra workers with it). */
+    sendOnce: send,
 
     /** Registers a webhook; the answer is the only place the secret is shown. */
     async create(tenantId: string, raw: CreateWebhookInput, createdBy: string | null): Promise<Webhook & { secret: string }> {
