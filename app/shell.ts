@@ -7,7 +7,10 @@
  * and stays in the tray. "Afsluiten" in the tray (or quitting the app) drains requests and closes
  * the database before the process ends.
  */
+import os from 'node:os';
 import path from 'node:path';
+import QRCode from 'qrcode';
+import { backupDir, makeBackup } from '../server/backup.js';
 import { loadConfig, type Config } from '../server/config.js';
 import type { Started, StartOptions } from '../server/main.js';
 
@@ -56,6 +59,8 @@ export interface ElectronLike {
   Menu: { buildFromTemplate(template: MenuItemSpec[]): unknown };
   nativeImage: { createFromPath(p: string): unknown };
   dialog?: { showErrorBox(title: string, content: string): void };
+  /** Opens a folder in the system's file manager ("Logboek openen"). */
+  shell?: { openPath(p: string): Promise<string> };
 }
 
 export interface ShellDeps {
@@ -66,6 +71,8 @@ export interface ShellDeps {
   iconPath?: string;
   /** How often the tray re-checks the database; 0 turns it off. */
   statusIntervalMs?: number;
+  /** The machine's network interfaces (os.networkInterfaces), injectable for tests. */
+  interfaces?: () => NodeJS.Dict<os.NetworkInterfaceInfo[]>;
 }
 
 export interface Shell {
@@ -77,22 +84,51 @@ export interface Shell {
   /** The URL the window shows. */
   url?: string;
   refreshStatus(): Promise<string>;
+  /** The address the tablets on the restaurant's network use (the staff app on this PC's LAN address). */
+  tabletUrl?: string;
+  /** "Nu back-up maken": resolves with the tray's message about it. */
+  backupNow(): Promise<string>;
+  /** Where the server writes its log (LOG_FILE). */
+  logFile?: string;
   /** Resolves when the server and database are closed after a quit. */
   closed: Promise<void>;
 }
 
 export const WINDOW_TITLE = 'Restaurant service';
 
-/** The configuration the desktop app runs with: the environment, with data in the user's folder. */
+/** The configuration the desktop app runs with: the environment, with data and logs in the user's folder. */
 export function shellConfig(userData: string, env: NodeJS.ProcessEnv = process.env): Config {
-  return loadConfig({ ...env, ROLE: 'local', DATA_DIR: env.DATA_DIR ?? path.join(userData, 'data') });
+  return loadConfig({ ...env, ROLE: 'local', DATA_DIR: env.DATA_DIR ?? path.join(userData, 'data'), LOG_FILE: env.LOG_FILE ?? path.join(userData, 'logs', 'server.log') });
+}
+
+/** The first IPv4 address on the restaurant's network (not loopback), for the tablets; loopback when there is none. */
+export function lanAddress(interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): string {
+  for (const list of Object.values(interfaces)) {
+    for (const i of list ?? []) if (i.family === 'IPv4' && !i.internal) return i.address;
+  }
+  return '127.0.0.1';
+}
+
+/** A one-line tray status: server, internet (sync), changes waiting. */
+export function describeStatus(s: { reachable: boolean; sync?: { enabled: boolean; state: string; pending: number } }): string {
+  if (!s.reachable) return 'database niet bereikbaar';
+  if (!s.sync?.enabled) return 'actief (zonder cloud)';
+  const net = s.sync.state === 'online' ? 'online' : s.sync.state === 'stopped' ? 'synchronisatie gestopt' : 'offline';
+  return s.sync.pending > 0 ? `actief, ${net}, ${s.sync.pending} wijziging${s.sync.pending === 1 ? '' : 'en'} wachten op sync` : `actief, ${net}`;
+}
+
+/** A small page with the tablets' address and its QR code, shown by "Adres voor tablets". */
+export async function addressPage(url: string): Promise<string> {
+  const qr = await QRCode.toDataURL(url, { margin: 1, width: 320 });
+  const html = `<!doctype html><html lang="nl"><head><meta charset="utf-8"><title>Adres voor tablets</title><style>body{font-family:system-ui,sans-serif;text-align:center;padding:24px}code{font-size:1.4em}</style></head><body><h1>Adres voor tablets</h1><p>Open op een tablet in het netwerk van het restaurant:</p><p><code>${url}</code></p><img alt="QR-code met het adres" src="${qr}"></body></html>`;
+  return `data:text/html;charset=utf-8,${encodeURIComponent(html)}`;
 }
 
 export async function runShell(electron: ElectronLike, deps: ShellDeps): Promise<Shell> {
   const { app } = electron;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
-  const shell: Shell = { state: 'running', refreshStatus: async () => '', closed };
+  const shell: Shell = { state: 'running', refreshStatus: async () => '', backupNow: async () => '', closed };
 
   // ── Single instance: a second start focuses the first window and leaves ─────────────────────
   if (!app.requestSingleInstanceLock()) {
@@ -175,27 +211,52 @@ export async function runShell(electron: ElectronLike, deps: ShellDeps): Promise
 
   const port = Number(new URL(shell.server.url).port);
   shell.url = `http://127.0.0.1:${port}/`;
+  shell.tabletUrl = `http://${lanAddress(deps.interfaces?.())}:${port}/app/`;
+  shell.logFile = config.logFile;
 
   // ── Tray with status ─────────────────────────────────────────────────────────────────────────
   const tray = new electron.Tray(electron.nativeImage.createFromPath(deps.iconPath ?? ''));
   shell.tray = tray;
+  let lastStatus = '';
+  let backupNote = '';
+  const showAddress = async () => {
+    const win = new electron.BrowserWindow({ width: 420, height: 560, title: 'Adres voor tablets', webPreferences: { contextIsolation: true, nodeIntegration: false, sandbox: true } });
+    await win.loadURL(await addressPage(shell.tabletUrl!));
+  };
   const renderTray = (status: string) => {
+    lastStatus = status;
     tray.setToolTip(`${WINDOW_TITLE}: ${status}`);
     tray.setContextMenu(
       electron.Menu.buildFromTemplate([
         { label: `Status: ${status}`, enabled: false },
-        { label: `Adres voor tablets: poort ${port}`, enabled: false },
+        ...(backupNote ? [{ label: backupNote, enabled: false }] : []),
         { type: 'separator' },
-        { label: 'Venster openen', click: showWindow },
+        { label: 'Dashboard openen', click: showWindow },
+        { label: `Adres voor tablets: ${shell.tabletUrl}`, click: () => void showAddress() },
+        { label: 'Nu back-up maken', click: () => void shell.backupNow() },
+        { label: 'Logboek openen', click: () => void electron.shell?.openPath(path.dirname(config.logFile ?? config.dataDir)) },
+        { type: 'separator' },
         { label: 'Afsluiten', click: () => app.quit() },
       ]),
     );
   };
   shell.refreshStatus = async () => {
-    const reachable = shell.server ? await shell.server.handle.ping() : false;
-    const status = reachable ? 'actief' : 'database niet bereikbaar';
+    const server = shell.server;
+    const reachable = server ? await server.handle.ping() : false;
+    const sync = reachable && server ? await server.services.sync.board.own().catch(() => undefined) : undefined;
+    const status = describeStatus({ reachable, sync });
     renderTray(status);
     return status;
+  };
+  shell.backupNow = async () => {
+    try {
+      const info = await makeBackup(shell.server!.handle, backupDir(config), new Date());
+      backupNote = `Back-up gemaakt: ${path.basename(info.file)}`;
+    } catch (err) {
+      backupNote = `Back-up mislukt: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    renderTray(lastStatus);
+    return backupNote;
   };
   await shell.refreshStatus();
   const every = deps.statusIntervalMs ?? 30_000;

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { buildApp, REDACT } from './app.js';
@@ -23,7 +25,8 @@ export interface Runtime {
 
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   if (config.logLevel === 'silent') return false;
-  return { level: config.logLevel, redact: { paths: REDACT, censor: '[verborgen]' } };
+  if (config.logFile) fs.mkdirSync(path.dirname(config.logFile), { recursive: true });
+  return { level: config.logLevel, redact: { paths: REDACT, censor: '[verborgen]' }, ...(config.logFile ? { file: config.logFile } : {}) };
 }
 
 /** config → db → migrate → services → app: the start-up order of ARCHITECTURE §2, shared by main, CLI and tests. */

@@ -55,6 +55,12 @@ export class SyncStatusBoard extends EventEmitter<{ status: [tenantId: string, s
     return this.live;
   }
 
+  /** The appliance's own status (the tenant it is bound to), for the desktop tray; `disabled` before any binding. */
+  async own(): Promise<SyncStatus> {
+    const state = await this.deps.db.selectFrom('sync_state').select('tenant_id').where('id', '=', STATE_ID).executeTakeFirst();
+    return this.status(state?.tenant_id ?? '');
+  }
+
   async status(tenantId: string): Promise<SyncStatus> {
     const { db, clock, role } = this.deps;
     const state = await db.selectFrom('sync_state').selectAll().where('id', '=', STATE_ID).executeTakeFirst();

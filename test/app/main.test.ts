@@ -1,7 +1,10 @@
 import { EventEmitter } from 'node:events';
+import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { runShell, type ElectronLike, type MenuItemSpec, type QuitEvent } from '../../app/shell.js';
 import { start as realStart } from '../../server/main.js';
@@ -109,7 +112,9 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
   FakeTray.all = [];
   const app = new FakeApp(opts.lock ?? true, userData);
   const dialog = { showErrorBox: vi.fn() };
+  const openPath = vi.fn(async (_p: string) => '');
   const electron: ElectronLike = {
+    shell: { openPath },
     app,
     BrowserWindow: FakeWindow,
     Tray: FakeTray,
@@ -117,7 +122,7 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
     nativeImage: { createFromPath: (p: string) => ({ path: p }) },
     dialog,
   };
-  return { electron, app, dialog, userData };
+  return { electron, app, dialog, userData, openPath };
 }
 
 const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
@@ -155,14 +160,14 @@ describe.runIf(lane === 'sqlite')('desktop shell (app/shell.ts with a fake elect
     // Tray: status and a way to quit.
     const tray = FakeTray.all[0]!;
     expect(tray.icon).toEqual({ path: '/icons/tray.png' });
-    expect(tray.tooltip).toBe('Restaurant service: actief');
-    expect(tray.menu.map((i) => i.label)).toEqual(expect.arrayContaining(['Status: actief', 'Venster openen', 'Afsluiten']));
+    expect(tray.tooltip).toBe('Restaurant service: actief (zonder cloud)');
+    expect(tray.menu.map((i) => i.label)).toEqual(expect.arrayContaining(['Status: actief (zonder cloud)', 'Dashboard openen', 'Nu back-up maken', 'Logboek openen', 'Afsluiten']));
 
     // Closing the window keeps serving the tablets; "Venster openen" brings a new one.
     win.close();
     app.emit('window-all-closed');
     expect((await fetch(`${win.url!}api/v1/health`)).status).toBe(200);
-    tray.menu.find((i) => i.label === 'Venster openen')!.click!();
+    tray.menu.find((i) => i.label === 'Dashboard openen')!.click!();
     expect(FakeWindow.all).toHaveLength(2);
     expect(FakeWindow.all[1]!.url).toBe(win.url);
 
@@ -207,5 +212,64 @@ describe.runIf(lane === 'sqlite')('desktop shell (app/shell.ts with a fake elect
     expect(dialog.showErrorBox).toHaveBeenCalledWith('De restaurantserver kon niet starten', 'poort 8080 is al in gebruik');
     expect(app.exitCode).toBe(1);
     expect(FakeWindow.all).toHaveLength(0);
+  });
+
+  it('the tray: the tablets\' LAN address with a QR code that decodes to it, back up now, open logs, and the sync status', async () => {
+    const { electron, userData, openPath } = fakeElectron();
+    const interfaces = () => ({ lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true }], eth0: [{ address: '192.168.1.20', family: 'IPv4', internal: false }] }) as never;
+    // An appliance whose cloud cannot be reached: it serves on, and the tray says offline.
+    const shell = await runShell(electron, { start: realStart, env: { ...env, LOG_LEVEL: 'info', CLOUD_URL: 'http://127.0.0.1:9', SYNC_KEY: 'sk_test_0123456789abcdef' }, statusIntervalMs: 0, interfaces });
+    onTestFinished(() => shell.server?.close());
+    const port = new URL(shell.server!.url).port;
+    expect(shell.tabletUrl).toBe(`http://192.168.1.20:${port}/app/`);
+    await vi.waitFor(async () => expect(await shell.refreshStatus()).toBe('actief, offline'), { timeout: 10_000 });
+    const tray = FakeTray.all[0]!;
+    expect(tray.tooltip).toBe('Restaurant service: actief, offline');
+
+    // "Adres voor tablets" opens a window with the address and a QR code that decodes to it.
+    tray.menu.find((i) => i.label === `Adres voor tablets: ${shell.tabletUrl}`)!.click!();
+    await vi.waitFor(() => expect(FakeWindow.all.some((w) => w.url?.startsWith('data:text/html'))).toBe(true));
+    const html = decodeURIComponent(FakeWindow.all.find((w) => w.url?.startsWith('data:text/html'))!.url!.split(',').slice(1).join(','));
+    expect(html).toContain(shell.tabletUrl);
+    const png = PNG.sync.read(Buffer.from(/src="data:image\/png;base64,([^"]+)"/.exec(html)![1]!, 'base64'));
+    expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(shell.tabletUrl);
+
+    // "Nu back-up maken": a verified copy in DATA_DIR/backups, and the tray says so.
+    const note = await shell.backupNow();
+    expect(note).toMatch(/^Back-up gemaakt: restaurant-\d{8}T\d{9}Z\.sqlite$/);
+    expect(fs.readdirSync(path.join(userData, 'data', 'backups')).filter((n) => n.endsWith('.sqlite'))).toHaveLength(1);
+    expect(tray.menu.map((i) => i.label)).toContain(note);
+
+    // "Logboek openen": the log folder, where the server writes its log.
+    tray.menu.find((i) => i.label === 'Logboek openen')!.click!();
+    expect(openPath).toHaveBeenCalledWith(path.join(userData, 'logs'));
+    await vi.waitFor(() => expect(fs.readFileSync(path.join(userData, 'logs', 'server.log'), 'utf8')).toContain('restaurant service ready'));
+  });
+
+  it('quit drains a request in flight: its answer arrives before the server and database close', async () => {
+    const { electron, app } = fakeElectron();
+    const shell = await runShell(electron, { start: realStart, env, statusIntervalMs: 0 });
+    onTestFinished(() => shell.server?.close());
+    const server = shell.server!;
+    // A login whose body is still arriving when quit is asked for.
+    const body = JSON.stringify({ slug: 'nergens', pin: '9999' });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${shell.url}api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        app.quit(); // the quit is held while the server drains
+        setTimeout(() => req.end(body.slice(10)), 200);
+      }, 200);
+    });
+    const res = await answer;
+    expect(res.status).toBe(401); // answered as usual (no such restaurant), not cut off
+    expect(JSON.parse(res.text)).toMatchObject({ code: 'UNAUTHORIZED' });
+    await shell.closed;
+    expect(await server.handle.ping()).toBe(false);
   });
 });
