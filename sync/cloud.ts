@@ -147,8 +147,9 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
 
   /** The key may have been revoked since the request was authenticated (a long-poll, a long push): check again. */
   async function assertActive(exec: Executor, device: DeviceRow): Promise<void> {
-    const row = await exec.selectFrom('sync_devices').select('revoked_at').where('id', '=', device.id).executeTakeFirst();
-    if (!row || row.revoked_at) throw badKey();
+    const row = await exec.selectFrom('sync_devices').select(['revoked_at', 'key_hash']).where('id', '=', device.id).executeTakeFirst();
+    // Revoked, or the key rotated (the request came with the old one).
+    if (!row || row.revoked_at || row.key_hash !== device.key_hash) throw badKey();
   }
 
   /**
@@ -158,8 +159,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
    */
   async function charge(device: DeviceRow, ops: number, bytes: number): Promise<void> {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const row = await db.selectFrom('sync_devices').select(['budget_ops', 'budget_bytes', 'budget_at', 'revoked_at']).where('id', '=', device.id).executeTakeFirst();
-      if (!row || row.revoked_at) throw badKey();
+      const row = await db.selectFrom('sync_devices').select(['budget_ops', 'budget_bytes', 'budget_at', 'revoked_at', 'key_hash']).where('id', '=', device.id).executeTakeFirst();
+      if (!row || row.revoked_at || row.key_hash !== device.key_hash) throw badKey();
       const nowMs = clock.now().getTime();
       const hours = row.budget_at === null ? 0 : Math.max(0, nowMs - new Date(row.budget_at).getTime()) / 3_600_000;
       const haveOps = row.budget_ops === null ? budget.ops : Math.min(budget.ops, Number(row.budget_ops) + hours * budget.opsPerHour);
@@ -396,6 +397,19 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       await db.updateTable('sync_devices').set({ revoked_at: clock.now().toISOString() }).where('id', '=', id).execute();
     },
 
+    /**
+     * A new SYNC_KEY for the same device (SECURITY.md): the old key stops working at once (also for a
+     * push or long-poll under way: they re-check the key), while the appliance keeps its database,
+     * device id and pending changes; it only needs the new key and a restart.
+     */
+    async rotateDevice(tenantId: string, id: string): Promise<{ device: DeviceDto; sync_key: string }> {
+      const key = newToken();
+      const row = await db.selectFrom('sync_devices').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      if (!row || row.revoked_at) throw notFound('Apparaat');
+      await db.updateTable('sync_devices').set({ key_hash: sha256(key) }).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+      return { device: toDeviceDto(row), sync_key: key };
+    },
+
     /** Bearer SYNC_KEY → its device; revoked or unknown keys are 401. */
     async authenticate(authorization: string | undefined): Promise<DeviceRow> {
       const m = /^Bearer\s+(\S{16,200})$/i.exec(authorization ?? '');
@@ -496,6 +510,16 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     /** Changes after the cursor in seq order; with `wait`, a long-poll until something commits. */
     async pull(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor: number; limit: number; wait: number }, signal?: AbortSignal): Promise<PullResponse> {
       checkVersions(q.protocol_version, q.schema_version);
+      // A pull is contact too (an idle appliance only long-polls): the cloud's public ordering reads
+      // last_seen_at to tell a silent appliance (issue 12). At most one write per 15 s per device.
+      const seenAt = clock.now();
+      await db
+        .updateTable('sync_devices')
+        .set({ last_seen_at: seenAt.toISOString() })
+        .where('id', '=', device.id)
+        .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', new Date(seenAt.getTime() - 15_000).toISOString())]))
+        .execute()
+        .catch(() => {});
       let wake: (() => void) | undefined;
       const woke = new Promise<void>((resolve) => (wake = resolve));
       const listener = (tenantId: string) => {
