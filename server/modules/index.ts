@@ -10,6 +10,9 @@ import { menuRoutes, staffMenuRoutes } from './menu/menu.routes.js';
 import { createMenuService } from './menu/menu.service.js';
 import { ordersRoutes } from './orders/orders.routes.js';
 import { createOrdersService } from './orders/orders.service.js';
+import { loyaltyRoutes } from './loyalty/loyalty.routes.js';
+import { createLoyaltyService } from './loyalty/loyalty.service.js';
+import { httpTransport } from '../../sync/transport.js';
 import { stockAdminRoutes, stockRoutes } from './stock/stock.routes.js';
 import { createStockService } from './stock/stock.service.js';
 import { tenantsRoutes } from './tenants/tenants.routes.js';
@@ -35,6 +38,13 @@ import { createPaymentProviders } from './payments/providers.js';
 import { publicRoutes } from './public/public.routes.js';
 import { createPublicOrdersService } from './public/public.service.js';
 import { createShiftsService } from './shifts/shifts.service.js';
+import { floorRoutes } from './floor/floor.routes.js';
+import { createFloorService } from './floor/floor.service.js';
+import { reservationsRoutes } from './reservations/reservations.routes.js';
+import { createReservationsService } from './reservations/reservations.service.js';
+import { haccpRoutes } from './haccp/haccp.routes.js';
+import { createHaccpService } from './haccp/haccp.service.js';
+import { chromiumPdfRenderer } from './haccp/haccp.pdf.js';
 
 export interface CoreDeps {
   config: Config;
@@ -53,11 +63,27 @@ export function createServices(deps: CoreDeps) {
   const sync = createSyncService({ ...deps, registry: syncRegistry });
   const menu = createMenuService({ db, changes });
   const orders = createOrdersService({ db, changes, menu, tenants });
+  // Loyalty (issue 9, docs/loyalty.md): a paid order with a phone earns points in the order's own
+  // transaction; an appliance with a cloud redeems beyond its lease online through its SYNC_KEY.
+  const loyalty = createLoyaltyService({
+    db, changes, tenants,
+    cloudLink: deps.config.role === 'local' && deps.config.cloudUrl && deps.config.syncKey ? httpTransport(deps.config.cloudUrl, deps.config.syncKey, { timeoutMs: 5000 }) : undefined,
+  });
+  orders.on('paid', (w, actor, order) => loyalty.earnForOrder(w, actor, order).then(() => {}));
   const stock = createStockService({ db, changes, clock, menu, tenants });
   // A completed order books its recipes' consumption in the order's own transaction (docs/stock.md).
   orders.on('statusChanged', async (w, actor, order, _from, to) => {
     if (to === 'completed') await stock.consumeForOrder(w, actor.tenantId, order, actor.userId);
   });
+  // Floor and reservations (issue 11, docs/floor.md): an order's table_id is checked and the order joins
+  // its table's open bill in the order's own transaction; each status change is announced live.
+  const floor = createFloorService({ db, changes, clock, orders });
+  const reservations = createReservationsService({ db, changes, clock, tenants, floor });
+  floor.useReservations(reservations.lookup);
+  orders.on('creating', (w, actor, row) => floor.orderCreating(w, actor, row));
+  orders.on('created', (w, actor, order) => floor.orderCreated(w, actor, order));
+  orders.on('statusChanged', (w, actor, order) => floor.orderStatusChanged(w, actor, order));
+  orders.on('paid', (w, actor, order) => floor.orderPaid(w, actor, order));
   const apiKeys = createApiKeysService({ db, changes, clock });
   const webhooks = createWebhooksService({ db, dialect: handle.dialect, changes, clock, config: deps.config, tenants });
   // Insights (issue 13): forecast and analytics read orders; shifts use the forecast for the roster.
@@ -67,7 +93,12 @@ export function createServices(deps: CoreDeps) {
   // Payments and public ordering (issue 12): Mollie with MOLLIE_API_KEY, else the built-in simulator.
   const payments = createPaymentsService({ db, changes, clock, orders, providers: createPaymentProviders({ db, clock, config: deps.config }) });
   const publicOrders = createPublicOrdersService({ db, changes, clock, config: deps.config, tenants, menu, orders, payments, sync });
-  return { users, tenants, auth, sync, menu, orders, stock, apiKeys, webhooks, forecast, insights, shifts, payments, publicOrders };
+  // Food safety (issue 10, docs/haccp.md): on the cloud the overdue job leaves restaurants with an appliance to it.
+  const haccp = createHaccpService({
+    db, changes, clock, tenants, users,
+    hasAppliance: async (tenantId) => (await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null),
+  });
+  return { loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, payments, publicOrders };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -84,6 +115,9 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(menuRoutes, { menu: services.menu });
       await api.register(staffMenuRoutes, { menu: services.menu });
       await api.register(ordersRoutes, { orders: services.orders });
+      await api.register(loyaltyRoutes, { loyalty: services.loyalty, role: deps.config.role, authenticateDevice: (authorization) => services.sync.cloud.authenticate(authorization) });
+      await api.register(floorRoutes, { floor: services.floor });
+      await api.register(reservationsRoutes, { reservations: services.reservations });
       await api.register(stockAdminRoutes, { stock: services.stock });
       await api.register(stockRoutes, { stock: services.stock });
       await api.register(apiKeysRoutes, { apiKeys: services.apiKeys });
@@ -94,6 +128,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(shiftsRoutes, { shifts: services.shifts });
       await api.register(paymentsRoutes, { payments: services.payments });
       await api.register(publicRoutes, { publicOrders: services.publicOrders });
+      await api.register(haccpRoutes, { haccp: services.haccp, pdf: chromiumPdfRenderer() });
     },
     { prefix: '/api/v1' },
   );

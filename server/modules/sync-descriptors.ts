@@ -2,6 +2,9 @@ import { SyncRegistry } from '../../sync/registry.js';
 import type { EntityDescriptor, TableName } from '../../sync/types.js';
 import { menuSync } from './menu/menu.sync.js';
 import { ordersSync } from './orders/orders.sync.js';
+import { loyaltySync } from './loyalty/loyalty.sync.js';
+import { floorSync } from './floor/floor.sync.js';
+import { reservationsSync } from './reservations/reservations.sync.js';
 import { stockSync } from './stock/stock.sync.js';
 import { tenantsSync } from './tenants/tenants.sync.js';
 import { usersSync } from './users/users.sync.js';
@@ -11,6 +14,7 @@ import { shiftsSync } from './shifts/shifts.sync.js';
 import { PAYMENTS_LOCAL_ONLY, paymentsSync } from './payments/payments.sync.js';
 import { publicSync } from './public/public.sync.js';
 import { wasteSync } from './waste/waste.sync.js';
+import { haccpSync } from './haccp/haccp.sync.js';
 
 /**
  * The composition root's half of sync (AREAS.md "Offline-first"): every module's replicated
@@ -28,6 +32,9 @@ export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
   ...usersSync,
   ...menuSync,
   ...ordersSync,
+  ...loyaltySync,
+  ...floorSync,
+  ...reservationsSync,
   ...stockSync,
   ...apiKeysSync,
   ...webhooksSync,
@@ -35,6 +42,7 @@ export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
   ...paymentsSync,
   ...publicSync,
   ...wasteSync,
+  ...haccpSync,
 ];
 
 /** Module tables that never leave the node, and why. */
@@ -43,6 +51,8 @@ export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {
   api_key_usage: "when this node last saw each API key (last_used_at): per node, written at most once a minute per key, never a change-log entry",
   webhook_deliveries: "the sending node's delivery queue and history (the cloud, or a stand-alone appliance): each event is sent by one node, so the queue stays there",
   ...PAYMENTS_LOCAL_ONLY,
+  loyalty_accounts: 'derived: what each holder (the pool, an appliance) may spend per customer, maintained with every loyalty ledger row on each node and rebuildable from the replicated ledger (docs/loyalty.md)',
+  floor_table_status: "the table status last announced to this node's tablets: each node derives statuses from its own bills, orders and reservations and announces its own changes",
 };
 
 /** The one registry: the engine (appliance), the cloud and the tests use it. */

@@ -23,6 +23,14 @@ export interface ServerToClientEvents {
   'order:updated': (e: { seq: number; order: Order; kind: 'order.status_changed' | 'order.paid'; from?: string; to?: string }) => void;
   /** The appliance's sync state changed (sync/status.ts): online/offline, pending count, error, stopped. */
   'sync:status': (e: SyncStatus) => void;
+  /** A food-safety incident (change-log kind `haccp.incident`): a `kritiek` temperature (with its log) or an overdue checklist or reading (docs/haccp.md). */
+  'haccp:incident': (e: { seq: number; incident: unknown; log?: unknown }) => void;
+  /** A table's live status changed (change-log kind `table.status_changed`, docs/floor.md): vrij, bezet or gereserveerd; `manual` when staff set it. */
+  'table:status': (e: { seq: number; table_id: string; zone_id: string; name: string; status: 'vrij' | 'bezet' | 'gereserveerd'; from: string; manual: boolean }) => void;
+  /** The floor plan's layout changed (a zone or table created, changed, moved or archived): re-fetch GET /floorplan. */
+  'floorplan:changed': (e: { seq: number; kind: string; id: string }) => void;
+  /** A booking was made or changed (`reservation.created` / `reservation.updated`, docs/reservations.md). */
+  'reservation:changed': (e: { seq: number; kind: string; reservation: unknown }) => void;
 }
 export type ClientToServerEvents = Record<string, never>;
 export interface SocketData {
@@ -45,6 +53,24 @@ export function toSocketEvent(c: ChangeRecord): { name: keyof ServerToClientEven
       return { name: 'order:updated', payload: { seq: c.seq, order: p.order, kind: c.kind, from: p.from, to: p.to } };
     case 'order.paid':
       return { name: 'order:updated', payload: { seq: c.seq, order: p.order, kind: c.kind } };
+    case 'table.status_changed': {
+      const t = c.payload as { table_id: string; zone_id: string; name: string; status: string; from: string; manual: boolean };
+      return { name: 'table:status', payload: { seq: c.seq, table_id: t.table_id, zone_id: t.zone_id, name: t.name, status: t.status, from: t.from, manual: t.manual } };
+    }
+    case 'zone.created':
+    case 'zone.updated':
+    case 'zone.archived':
+    case 'table.created':
+    case 'table.updated':
+    case 'table.archived':
+      return { name: 'floorplan:changed', payload: { seq: c.seq, kind: c.kind, id: c.entity_id } };
+    case 'reservation.created':
+    case 'reservation.updated':
+      return { name: 'reservation:changed', payload: { seq: c.seq, kind: c.kind, reservation: (c.payload as { reservation?: unknown }).reservation } };
+    case 'haccp.incident': {
+      const h = c.payload as { incident?: unknown; log?: unknown };
+      return { name: 'haccp:incident', payload: { seq: c.seq, incident: h.incident, ...(h.log ? { log: h.log } : {}) } };
+    }
     default:
       return null;
   }

@@ -7,6 +7,9 @@ import * as m0005 from './0005_orders_live_index.js';
 import * as m0006 from './0006_sync_snapshot.js';
 import * as m0007 from './0007_sync_trust.js';
 import * as m0008 from './0008_stock.js';
+import * as m0009 from './0009_loyalty.js';
+import * as m0010 from './0010_haccp.js';
+import * as m0011 from './0011_floor.js';
 import * as m0012 from './0012_webhooks.js';
 import * as m0013 from './0013_payments.js';
 import * as m0014 from './0014_insights.js';
@@ -25,6 +28,9 @@ export const migrations: Record<string, Migration> = {
   '0006_sync_snapshot': m0006,
   '0007_sync_trust': m0007,
   '0008_stock': m0008,
+  '0009_loyalty': m0009,
+  '0010_haccp': m0010,
+  '0011_floor': m0011,
   '0012_webhooks': m0012,
   '0013_payments': m0013,
   '0014_insights': m0014,

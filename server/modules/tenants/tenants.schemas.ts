@@ -4,6 +4,21 @@ import '../../shared/validation.js';
 const Hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'moet een tijd zijn als UU:MM.' });
 const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
 export const OpeningHours = z.partialRecord(Weekday, z.array(z.tuple([Hhmm, Hhmm])).max(4));
+/**
+ * Days that differ from the week (holidays, closed days, special hours): `hours` replaces that
+ * date's weekday hours, `[]` closes the whole day (docs/reservations.md).
+ */
+export const OpeningExceptions = z
+  .array(
+    z
+      .object({
+        date: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { message: 'moet een datum zijn als JJJJ-MM-DD.' }),
+        hours: z.array(z.tuple([Hhmm, Hhmm])).max(4),
+        note: z.string().trim().max(100).optional(),
+      })
+      .strict(),
+  )
+  .max(400);
 
 const isTimeZone = (tz: string) => {
   try {
@@ -24,6 +39,7 @@ export const SettingsValues = z.object({
   slot_minutes: z.number().int().min(5).max(240),
   seating_minutes: z.number().int().min(15).max(600),
   max_party_size: z.number().int().min(1).max(100),
+  opening_exceptions: OpeningExceptions,
   pause_public_orders_after_minutes: z.number().int().min(1).max(1440).nullable(),
 });
 export type SettingsValues = z.infer<typeof SettingsValues>;
@@ -44,6 +60,7 @@ export const DEFAULT_SETTINGS: SettingsValues = {
   slot_minutes: 30,
   seating_minutes: 90,
   max_party_size: 8,
+  opening_exceptions: [],
   pause_public_orders_after_minutes: null,
 };
 
