@@ -104,6 +104,23 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
     },
   );
 
+  app.post(
+    '/sync/devices/:id/rotate',
+    {
+      preHandler: [cloudOnly, app.requireAdmin],
+      schema: {
+        tags: ['Synchronisatie'],
+        summary: "Give an appliance a new SYNC_KEY (answered once); the old key stops working at once, the appliance keeps its data",
+        params: z.object({ id: z.string().min(1).max(64) }),
+        response: { 200: CreatedDevice, ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { device, sync_key } = await sync.cloud.rotateDevice(sessionOf(request).tenantId, request.params.id);
+      return { ...device, sync_key };
+    },
+  );
+
   // Appliance endpoints: authenticated by the device's SYNC_KEY, exempt from the mutation rate limit (CONTRACT §4).
   app.get(
     '/sync/hello',
