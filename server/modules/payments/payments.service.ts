@@ -419,7 +419,8 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
             await repo.updateRefund(w.trx, refund.id, { status: 'failed', updated_at: w.now });
             await w.record(refundChange(await repo.findRefund(w.trx, refund.id), 'payment_refund.updated'));
           });
-          throw conflict(`De betaalprovider weigerde de terugbetaling: ${err.message}`);
+          log('refund refused by the provider', { payment: row.id, reason: err.message });
+          throw conflict('De betaalprovider weigerde de terugbetaling. Kijk bij de betaalprovider wat er al is terugbetaald.');
         }
         // Unknown whether it arrived: it stays pending (and counts), the reconcile job asks again with the same key.
         if (err instanceof ProviderUnavailable) throw providerDown();
