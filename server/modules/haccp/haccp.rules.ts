@@ -1,0 +1,164 @@
+import crypto from 'node:crypto';
+
+/**
+ * The rules of the food-safety area in one place (docs/haccp.md): the API, sync, the overdue job
+ * and the export all call these. Pure functions, no database.
+ */
+
+export type TemperatureStatus = 'ok' | 'waarschuwing' | 'kritiek';
+
+/** Temperatures, targets and the margin are compared in whole hundredths of a degree, so 3.3 + 0.7 is exactly 4. */
+const hundredths = (x: number): number => Math.round(x * 100);
+
+/**
+ * CONTRACT §9: `ok` when temperature <= target_max, `waarschuwing` when <= target_max + margin,
+ * `kritiek` above. Boundaries are exact: target_max itself is ok, target_max + margin is a warning.
+ * A unit with a minimum (warm holding, `target_min`) is judged the same way downwards: ok when
+ * >= target_min, a warning down to target_min - margin, kritiek below. The worse side counts.
+ */
+export function temperatureStatus(temperature: number, target: { target_max: number; target_min?: number | null }, margin: number): TemperatureStatus {
+  const t = hundredths(temperature);
+  const m = hundredths(margin);
+  const judge = (over: number): TemperatureStatus => (over <= 0 ? 'ok' : over <= m ? 'waarschuwing' : 'kritiek');
+  const high = judge(t - hundredths(target.target_max));
+  const low = target.target_min === null || target.target_min === undefined ? 'ok' : judge(hundredths(target.target_min) - t);
+  const rank = { ok: 0, waarschuwing: 1, kritiek: 2 } as const;
+  return rank[high] >= rank[low] ? high : low;
+}
+
+/** "Koelcel 1 ", "koelcel  1" and "KOELCEL 1" are one unit. */
+export const nameKey = (name: string): string => name.trim().replace(/\s+/g, ' ').toLocaleLowerCase('nl-NL');
+
+/**
+ * A UUID (version 8, RFC 9562 "custom") derived from its parts: the same parts give the same id on
+ * every node, so two sides that create "the same" record during an outage create one row, not two
+ * (the unit first logged under a new name on both sides; the overdue incident of one checklist and
+ * day, should two nodes of one origin both notice it).
+ */
+export function derivedId(...parts: string[]): string {
+  const h = crypto.createHash('sha256').update(parts.join('\u0000')).digest();
+  h[6] = (h[6]! & 0x0f) | 0x80;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calendar days and local times in the tenant's time zone (CONTRACT §1: "per day" is local).
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+function format(timeZone: string): Intl.DateTimeFormat {
+  let f = formats.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    formats.set(timeZone, f);
+  }
+  return f;
+}
+
+function localParts(at: Date, timeZone: string): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
+  const p: Record<string, number> = {};
+  for (const part of format(timeZone).formatToParts(at)) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  return { y: p.year!, mo: p.month!, d: p.day!, h: p.hour! % 24, mi: p.minute!, s: p.second! };
+}
+
+/** Calendar date (YYYY-MM-DD) of an instant in a time zone. */
+export function businessDay(at: Date, timeZone: string): string {
+  const { y, mo, d } = localParts(at, timeZone);
+  return `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/** How far the zone's wall clock is ahead of UTC at `at`, in ms. */
+function offsetMs(at: Date, timeZone: string): number {
+  const { y, mo, d, h, mi, s } = localParts(at, timeZone);
+  return Date.UTC(y, mo - 1, d, h, mi, s) - Math.floor(at.getTime() / 1000) * 1000;
+}
+
+/**
+ * The instant at which the wall clock of `timeZone` shows `hhmm` on `day`. Across a DST change:
+ * a time that does not exist (02:30 on the last Sunday of March in Amsterdam) is the moment the
+ * clock jumps past it (03:30 summer time, the same instant as 01:30 UTC); a time that exists twice
+ * (02:30 on the last Sunday of October) is the later of the two (winter time).
+ */
+export function zonedInstant(day: string, hhmm: string, timeZone: string): Date {
+  const [y, mo, d] = day.split('-').map(Number) as [number, number, number];
+  const [h, mi] = hhmm.split(':').map(Number) as [number, number];
+  const wall = Date.UTC(y, mo - 1, d, h, mi);
+  const first = wall - offsetMs(new Date(wall), timeZone);
+  return new Date(wall - offsetMs(new Date(first), timeZone));
+}
+
+export function addDays(day: string, n: number): string {
+  const t = Date.parse(`${day}T00:00:00Z`) + n * 86_400_000;
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+/** Days from `from` to `to`, both included. */
+export function daysBetween(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
+  return out;
+}
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+export function weekdayOf(day: string): Weekday {
+  return WEEKDAYS[(new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7]!;
+}
+
+/** Monday of the ISO week of `day`. */
+export const weekStart = (day: string): string => addDays(day, -WEEKDAYS.indexOf(weekdayOf(day)));
+
+// ---------------------------------------------------------------------------------------------
+// When a checklist or a unit is due (used alike by the overdue job and the export's gap lists).
+
+export interface ChecklistSchedule {
+  frequency: 'daily' | 'weekly';
+  deadline: string;
+  weekday: Weekday | null;
+  created_at: string;
+  archived_at: string | null;
+}
+
+/**
+ * The deadline of a checklist on `day`, or null when it is not due that day: a daily list every
+ * day, a weekly one on its weekday; never before it existed (its deadline that day must fall after
+ * it was created) nor after it was archived.
+ */
+export function checklistDeadline(c: ChecklistSchedule, day: string, timeZone: string): Date | null {
+  if (c.frequency === 'weekly' && weekdayOf(day) !== (c.weekday ?? 'mon')) return null;
+  const at = zonedInstant(day, c.deadline, timeZone);
+  if (at.toISOString() <= c.created_at) return null;
+  if (c.archived_at !== null && c.archived_at <= at.toISOString()) return null;
+  return at;
+}
+
+/**
+ * The days a run on `day` counts for: a daily list's run counts for its own day; a weekly list's
+ * run counts for the whole ISO week (Monday to Sunday) it falls in.
+ */
+export function runCovers(c: Pick<ChecklistSchedule, 'frequency'>, runDay: string, dueDay: string): boolean {
+  return c.frequency === 'daily' ? runDay === dueDay : weekStart(runDay) === weekStart(dueDay);
+}
+
+export interface UnitSchedule {
+  readings_per_day: number;
+  created_at: string;
+  archived_at: string | null;
+}
+
+/**
+ * A unit owes its readings on `day` when it existed for the whole day: registered before the day
+ * began and not archived before it ended. (The day a unit is registered, e.g. by its first log,
+ * does not count: nobody could have read it all day.)
+ */
+export function unitDue(u: UnitSchedule, day: string, timeZone: string): boolean {
+  if (u.readings_per_day <= 0) return false;
+  if (u.created_at > zonedInstant(day, '00:00', timeZone).toISOString()) return false;
+  if (u.archived_at !== null && u.archived_at < zonedInstant(addDays(day, 1), '00:00', timeZone).toISOString()) return false;
+  return true;
+}
+
+/** Dutch number formatting for messages: 4.5 → "4,5". */
+export const nl = (x: number): string => String(x).replace('.', ',');
