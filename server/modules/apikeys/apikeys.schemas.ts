@@ -36,7 +36,6 @@ export const CreatedApiKey = ApiKey.extend({
 const ScopeList = z
   .array(Scope)
   .min(1)
-  .max(3)
   .transform((s) => [...new Set(s)].sort((a, b) => SCOPE_RANK[a] - SCOPE_RANK[b]));
 
 export const CreateApiKeyBody = z

@@ -30,7 +30,6 @@ const WebhookUrl = z
 const EventList = z
   .array(WebhookEventType)
   .min(1)
-  .max(WEBHOOK_EVENTS.length)
   .transform((e) => [...new Set(e)].sort((a, b) => WEBHOOK_EVENTS.indexOf(a) - WEBHOOK_EVENTS.indexOf(b)));
 
 export const Webhook = z
