@@ -209,6 +209,18 @@ export const COMMANDS: Command[] = [
       return { restored: restoreBackup(config, file, new Date()) };
     },
   },
+  {
+    name: 'stock verify',
+    summary: 'de voorraadniveaus opnieuw uit het grootboek van mutaties opbouwen en elk verschil melden (--dry-run: alleen melden)',
+    usage: '[--tenant S] [--dry-run]',
+    options: { tenant: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    async run({ values: v, runtime }) {
+      const rt = await runtime();
+      const slug = str(v, 'tenant');
+      const tenant = slug ? await tenantBySlug(rt, slug) : undefined;
+      return rt.services.stock.verify({ tenantId: tenant?.id, repair: v['dry-run'] !== true });
+    },
+  },
 ];
 
 /** Returned by a command that has handed the process over to a server. */

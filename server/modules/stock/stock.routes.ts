@@ -28,7 +28,8 @@ const SUGGEST_FORMULA =
 
 /** Locations, recipes and purchase configuration (CONTRACT §16): admin only. */
 export const stockAdminRoutes: FastifyPluginAsyncZod<{ stock: StockService }> = async (app, { stock }) => {
-  app.addHook('preHandler', app.requireAdmin);
+  // Who may ask comes before what was asked: a staff member gets 403, not a validation message.
+  app.addHook('preValidation', async (request, reply) => app.requireAdmin.call(app, request, reply));
   const tags = ['Voorraad'];
 
   app.get('/locations', { schema: { tags, summary: 'Stock locations (cold store, freezer, bar ...)', response: { 200: listOf(Location), ...errors(401, 403) } } }, async (request) => ({
@@ -75,7 +76,7 @@ export const stockAdminRoutes: FastifyPluginAsyncZod<{ stock: StockService }> = 
 
 /** Stock and purchasing for staff (spec §4.3): any session. */
 export const stockRoutes: FastifyPluginAsyncZod<{ stock: StockService }> = async (app, { stock }) => {
-  app.addHook('preHandler', app.requireSession);
+  app.addHook('preValidation', async (request, reply) => app.requireSession.call(app, request, reply));
   const tags = ['Voorraad'];
 
   app.get(

@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../../server/shared/clock.js';
+import { stockSync } from '../../../../server/modules/stock/stock.sync.js';
+import { replayLevel } from '../../../../server/modules/stock/stock.rules.js';
+import { RejectOp } from '../../../../sync/types.js';
+import { replicatedState, twoNodes } from '../../../sync/harness.js';
+import type { TestApp } from '../../../helpers/app.js';
+import type { Runtime } from '../../../../server/runtime.js';
+
+/** Stock across the appliance and the cloud (docs/stock.md "Offline"). */
+async function joined() {
+  const clock = new ManualClock();
+  const nodes = await twoNodes({ clock });
+  const { cloud, tenant, appliance } = nodes;
+  const { menu, stock } = cloud.services;
+  const beef = await menu.createProduct(tenant.id, { name: 'Rundergehakt', price_cents: 0, cost_cents: 1200, unit: 'kg', on_menu: false });
+  const buns = await menu.createProduct(tenant.id, { name: 'Hamburgerbroodje', price_cents: 0, unit: 'stuk', on_menu: false });
+  const burger = await menu.createProduct(tenant.id, { name: 'Burger', price_cents: 1450 });
+  const koelcel = await stock.createLocation(tenant.id, { name: 'Koelcel' });
+  const bar = await stock.createLocation(tenant.id, { name: 'Bar' });
+  await stock.putRecipe(tenant.id, burger.id, { ingredients: [{ product_id: beef.id, quantity: 0.18 }, { product_id: buns.id, quantity: 1 }] });
+  await stock.recordMovement({ tenantId: tenant.id, userId: null }, move(beef.id, koelcel.id, 'INTAKE', 10));
+  await stock.recordMovement({ tenantId: tenant.id, userId: null }, move(buns.id, koelcel.id, 'INTAKE', 5));
+  await appliance.engine.syncOnce(); // bootstrap: menu, locations, recipe, ledger
+  const staff = { tenantId: tenant.id, userId: null };
+  const actor = (via: 'pos' | 'web' = 'pos') => ({ tenantId: tenant.id, userId: null, via });
+  return { ...nodes, clock, beef, buns, burger, koelcel, bar, staff, actor };
+}
+
+const move = (product_id: string, location_id: string, type: 'INTAKE' | 'REMOVAL' | 'ADJUSTMENT' | 'ADDITION', quantity: number) => ({
+  product_id,
+  location_id,
+  type,
+  quantity,
+  to_location_id: null,
+  from_location_id: null,
+  note: null,
+  reason: null,
+});
+
+async function quiesce(appliance: Awaited<ReturnType<typeof joined>>['appliance']) {
+  for (let i = 0; i < 6; i++) {
+    const r = await appliance.engine.syncOnce();
+    if (r.pushed === 0 && r.pulled === 0) return;
+  }
+}
+
+/** A side's level of a product at a location, and the replay of that side's ledger (they must agree). */
+async function level(rt: Runtime | TestApp, tenantId: string, productId: string, locationId: string) {
+  const list = await rt.services.stock.list(tenantId);
+  const shown = list.data.find((i) => i.product_id === productId)?.locations.find((l) => l.location_id === locationId);
+  const rows = await rt.handle.db.selectFrom('stock_movements').selectAll().where('tenant_id', '=', tenantId).where('product_id', '=', productId).where('location_id', '=', locationId).execute();
+  const replay = replayLevel(rows.map((r) => ({ ...r, quantity_milli: Number(r.quantity_milli), counted_milli: r.counted_milli === null ? null : Number(r.counted_milli) }))) / 1000;
+  expect(shown?.quantity ?? 0).toBe(replay);
+  return { quantity: shown?.quantity ?? 0, below_zero: shown?.below_zero ?? false };
+}
+
+describe('stock sync', () => {
+  it('the appliance bootstraps locations, recipes and the ledger, with the same levels', async () => {
+    const { cloud, tenant, appliance, beef, koelcel } = await joined();
+    expect(await level(appliance, tenant.id, beef.id, koelcel.id)).toEqual({ quantity: 10, below_zero: false });
+    expect(await appliance.services.stock.listLocations(tenant.id)).toEqual(await cloud.services.stock.listLocations(tenant.id));
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('movements made offline on the appliance and online in the cloud add up (the union of both ledgers)', async () => {
+    const { cloud, tenant, appliance, transport, beef, koelcel, bar, staff } = await joined();
+    transport.offline = true;
+    await appliance.services.stock.recordMovement(staff, move(beef.id, koelcel.id, 'REMOVAL', 1.5));
+    await appliance.services.stock.recordMovement(staff, { ...move(beef.id, koelcel.id, 'ADDITION', 0), type: 'TRANSFER_OUT', quantity: 2, to_location_id: bar.id });
+    await cloud.services.stock.recordMovement(staff, move(beef.id, koelcel.id, 'INTAKE', 4));
+    transport.offline = false;
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) {
+      expect((await level(side, tenant.id, beef.id, koelcel.id)).quantity).toBe(10.5);
+      expect((await level(side, tenant.id, beef.id, bar.id)).quantity).toBe(2);
+    }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('an order completed on the appliance books its consumption there; it arrives in the cloud exactly once, and completing it again books nothing', async () => {
+    const { cloud, tenant, appliance, beef, buns, burger, koelcel, actor } = await joined();
+    const { order } = await appliance.services.orders.create(actor(), { items: [{ product_id: burger.id, quantity: 2 }] });
+    await appliance.services.orders.setStatus(actor(), order.id, 'completed');
+    await quiesce(appliance);
+    // The cloud ran no hook: it has the appliance's rows, once.
+    const onCloud = await cloud.handle.db.selectFrom('stock_movements').selectAll().where('tenant_id', '=', tenant.id).where('source', '=', 'sale').execute();
+    expect(onCloud.map((m) => [m.product_id, Number(m.quantity_milli)]).sort()).toEqual([[beef.id, -360], [buns.id, -2000]].sort());
+    await cloud.services.orders.setStatus(actor('web'), order.id, 'completed'); // a no-op: already completed
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) {
+      expect((await level(side, tenant.id, beef.id, koelcel.id)).quantity).toBe(9.64);
+      expect((await level(side, tenant.id, buns.id, koelcel.id)).quantity).toBe(3);
+    }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('an order completed in the cloud arrives on the appliance with its consumption, booked once', async () => {
+    const { cloud, tenant, appliance, beef, koelcel, burger, actor } = await joined();
+    const { order } = await cloud.services.orders.create(actor('web'), { items: [{ product_id: burger.id, quantity: 1 }] });
+    await cloud.services.orders.setStatus(actor('web'), order.id, 'completed');
+    await quiesce(appliance);
+    expect((await appliance.services.orders.get(tenant.id, order.id)).status).toBe('completed');
+    expect((await level(appliance, tenant.id, beef.id, koelcel.id)).quantity).toBe(9.82);
+    const sales = await appliance.handle.db.selectFrom('stock_movements').select('id').where('tenant_id', '=', tenant.id).where('source', '=', 'sale').execute();
+    expect(sales).toHaveLength(2);
+  });
+
+  it('the same order completed on both sides during an outage is consumed once: one row per ingredient, the same on both sides', async () => {
+    const { cloud, tenant, appliance, transport, clock, beef, buns, burger, koelcel, actor } = await joined();
+    const { order } = await cloud.services.orders.create(actor('web'), { items: [{ product_id: burger.id, quantity: 3 }] });
+    await quiesce(appliance);
+    transport.offline = true;
+    clock.advance(60_000);
+    await appliance.services.orders.setStatus(actor(), order.id, 'completed');
+    clock.advance(60_000);
+    await cloud.services.orders.setStatus(actor('web'), order.id, 'completed');
+    transport.offline = false;
+    await quiesce(appliance);
+    for (const side of [cloud, appliance] as const) {
+      const sales = await side.handle.db.selectFrom('stock_movements').selectAll().where('tenant_id', '=', tenant.id).where('source', '=', 'sale').execute();
+      expect(sales).toHaveLength(2);
+      expect((await level(side, tenant.id, beef.id, koelcel.id)).quantity).toBe(9.46);
+      expect((await level(side, tenant.id, buns.id, koelcel.id)).quantity).toBe(2);
+    }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('two sides that each took the last units offline end below zero after the merge: flagged, and a conflict is recorded', async () => {
+    const { cloud, tenant, appliance, transport, buns, koelcel, staff } = await joined();
+    transport.offline = true;
+    // Both tablets see 5 and take 5: each side alone is right.
+    expect((await appliance.services.stock.recordMovement(staff, move(buns.id, koelcel.id, 'REMOVAL', 5))).levels[0]!.quantity).toBe(0);
+    expect((await cloud.services.stock.recordMovement(staff, move(buns.id, koelcel.id, 'REMOVAL', 5))).levels[0]!.quantity).toBe(0);
+    transport.offline = false;
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) {
+      expect(await level(side, tenant.id, buns.id, koelcel.id)).toEqual({ quantity: -5, below_zero: true });
+      expect((await side.services.stock.list(tenant.id)).data.find((i) => i.product_id === buns.id)).toMatchObject({ total: -5, below_zero: true });
+    }
+    const conflicts = await cloud.handle.db.selectFrom('sync_ops').selectAll().where('tenant_id', '=', tenant.id).where('status', '=', 'conflict').execute();
+    expect(conflicts).toHaveLength(1);
+    expect(JSON.parse(conflicts[0]!.result).reason).toMatch(/^Voorraad van Hamburgerbroodje op 'Koelcel' staat na samenvoegen op -5 stuk: beide kanten namen tijdens de storing de laatste voorraad/);
+    const status = await appliance.services.sync.status(tenant.id);
+    expect(status.conflicts).toBe(1);
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('an ADJUSTMENT made offline: the count was true at its moment; the other side’s earlier movements are in it, its later ones come on top', async () => {
+    const { cloud, tenant, appliance, transport, clock, beef, koelcel, staff } = await joined();
+    transport.offline = true;
+    clock.advance(60_000);
+    await cloud.services.stock.recordMovement(staff, move(beef.id, koelcel.id, 'REMOVAL', 3)); // 10 → 7 (the cloud)
+    clock.advance(60_000);
+    // The cook counts 8 kg on the appliance (which still thinks 10): the 3 kg were already gone, 1 kg more is unaccounted for.
+    const count = await appliance.services.stock.recordMovement(staff, move(beef.id, koelcel.id, 'ADJUSTMENT', 8));
+    expect(count.movements[0]).toMatchObject({ quantity: -2, counted: 8 });
+    clock.advance(60_000);
+    await cloud.services.stock.recordMovement(staff, move(beef.id, koelcel.id, 'REMOVAL', 2)); // after the count
+    transport.offline = false;
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) expect((await level(side, tenant.id, beef.id, koelcel.id)).quantity).toBe(6);
+    // stock verify agrees with the maintained levels on both sides.
+    expect((await cloud.services.stock.verify({ tenantId: tenant.id, repair: false })).differences).toEqual([]);
+    expect((await appliance.services.stock.verify({ tenantId: tenant.id, repair: false })).differences).toEqual([]);
+  });
+
+  it('locations made the default on both sides offline end with one default, the same on both sides; recipes are last-writer-wins', async () => {
+    const { cloud, tenant, appliance, transport, bar, koelcel, burger, beef, buns } = await joined();
+    transport.offline = true;
+    const cellar = await appliance.services.stock.createLocation(tenant.id, { name: 'Kelder', is_default: true });
+    await cloud.services.stock.updateLocation(tenant.id, bar.id, { is_default: true });
+    await cloud.services.stock.putRecipe(tenant.id, burger.id, { ingredients: [{ product_id: beef.id, quantity: 0.2 }] });
+    await appliance.services.stock.putRecipe(tenant.id, burger.id, { ingredients: [{ product_id: buns.id, quantity: 2 }] });
+    transport.offline = false;
+    await quiesce(appliance);
+    const a = await appliance.services.stock.listLocations(tenant.id);
+    expect(a).toEqual(await cloud.services.stock.listLocations(tenant.id));
+    expect(a.filter((l) => l.is_default).map((l) => l.id)).toEqual([cellar.id]); // the appliance's change reached the cloud last
+    expect(a.find((l) => l.id === koelcel.id)!.is_default).toBe(false);
+    expect((await cloud.services.stock.getRecipe(tenant.id, burger.id)).ingredients.map((i) => i.product_id)).toEqual([buns.id]);
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('a pushed movement is validated like a request: bad payloads and another restaurant’s ids are rejected', async () => {
+    const { cloud, tenant, beef, koelcel } = await joined();
+    const other = await cloud.seedTenant();
+    const theirs = await cloud.services.menu.createProduct(other.id, { name: 'Kaas', price_cents: 0 });
+    const descriptor = stockSync.find((d) => d.entity === 'stock')!;
+    const row = {
+      id: '0190a0a0-0000-7000-8000-0000000000cc',
+      product_id: beef.id,
+      location_id: koelcel.id,
+      type: 'REMOVAL',
+      quantity_milli: -1000,
+      counted_milli: null,
+      level_after_milli: 0,
+      transfer_id: null,
+      source: 'staff',
+      ref_id: null,
+      reason: null,
+      note: null,
+      user_id: null,
+      booked_at: '2026-11-20T12:00:00.000Z',
+      created_at: '2026-11-20T12:00:00.000Z',
+    };
+    const apply = (movements: unknown[]) =>
+      cloud.handle.db.transaction().execute((trx) =>
+        descriptor.apply(trx, { op_id: 'x', tenant_id: tenant.id, origin: 'dev', entity: 'stock', entity_id: row.id, kind: 'stock.moved', payload: { movements }, created_at: row.created_at }, { side: 'cloud', mode: 'merge', tenantId: tenant.id, now: row.created_at }),
+      );
+    for (const bad of [{ ...row, quantity_milli: 1.5 }, { ...row, type: 'STEAL' }, { ...row, note: 'x'.repeat(501) }, { ...row, booked_at: 'gisteren' }, { ...row, id: 'abc' }]) {
+      await expect(apply([bad])).rejects.toBeInstanceOf(RejectOp);
+    }
+    await expect(apply([{ ...row, product_id: theirs.id }])).rejects.toThrow(/bestaat niet bij dit restaurant/);
+    await expect(apply([])).rejects.toBeInstanceOf(RejectOp);
+    expect(await cloud.handle.db.selectFrom('stock_movements').select('id').where('id', '=', row.id).execute()).toEqual([]);
+    // The good one is applied once, however often it comes.
+    await apply([row]);
+    await apply([row]);
+    expect(await cloud.handle.db.selectFrom('stock_movements').select('id').where('id', '=', row.id).execute()).toHaveLength(1);
+    expect((await cloud.services.stock.list(tenant.id)).data.find((i) => i.product_id === beef.id)!.total).toBe(9);
+  });
+});
