@@ -122,7 +122,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(stockRoutes, { stock: services.stock });
       await api.register(apiKeysRoutes, { apiKeys: services.apiKeys });
       await api.register(webhooksRoutes, { webhooks: services.webhooks });
-      await api.register(externalRoutes, { apiKeys: services.apiKeys, orders: services.orders, menu: services.menu });
+      await api.register(externalRoutes, { apiKeys: services.apiKeys, orders: services.orders, menu: services.menu, stock: services.stock, reservations: services.reservations, loyalty: services.loyalty });
       await api.register(analyticsRoutes, { insights: services.insights });
       await api.register(forecastRoutes, { forecast: services.forecast });
       await api.register(shiftsRoutes, { shifts: services.shifts });

@@ -1,0 +1,92 @@
+import crypto from 'node:crypto';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+
+/**
+ * The loyalty rules that the API, sync and jobs share (docs/loyalty.md). Pure functions: no database.
+ */
+
+/** Default country for numbers written without a country code (CONTRACT §8). */
+export const DEFAULT_COUNTRY = 'NL' as const;
+
+/**
+ * A phone number in any notation → E.164 (`06 12345678`, `0031612345678`, `+31 6 1234 5678` →
+ * `+31612345678`), with the Netherlands as the default country, through libphonenumber's full
+ * metadata (real number plans, not a regular expression). Undefined when it is not a valid number.
+ */
+export function normalisePhone(input: string): string | undefined {
+  const text = input.trim();
+  if (text.length === 0 || text.length > 40) return undefined;
+  const parsed = parsePhoneNumberFromString(text, { defaultCountry: DEFAULT_COUNTRY, extract: false });
+  if (!parsed || !parsed.isValid()) return undefined;
+  return parsed.number;
+}
+
+/** Points for a paid order: whole euros times the tenant's rate (default 1 point per whole euro). */
+export function pointsForOrder(totalCents: number, pointsPerEuro: number): number {
+  if (!Number.isFinite(totalCents) || totalCents <= 0 || pointsPerEuro <= 0) return 0;
+  return Math.floor(totalCents / 100) * pointsPerEuro;
+}
+
+/**
+ * The id of an order's earn row: a name-based UUID (RFC 9562 version 5 layout, SHA-1) of the order id.
+ * Both sides of an outage that mark the same order paid write the same id, so the ledger union
+ * keeps one row: points earned exactly once per order.
+ */
+export function earnId(orderId: string): string {
+  return derivedId(`loyalty-earn:${orderId}`);
+}
+
+const NAMESPACE = Buffer.from('6f1c3a52e1b04f4c9a7d2b8e5c0d4a19', 'hex');
+export function derivedId(name: string): string {
+  const h = crypto.createHash('sha1').update(NAMESPACE).update(name).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+/** The holder of the authority's rights: the cloud's (or a stand-alone appliance's) pool. Devices hold rights under their id. */
+export const POOL = 'pool';
+
+export type TransactionType = 'earn' | 'redeem' | 'adjust';
+
+export interface LedgerEffectRow {
+  points: number;
+  pool: string;
+  device_id: string | null;
+}
+
+/**
+ * Whose spendable points a ledger row changes (the escrow, docs/loyalty.md): additions always go to
+ * the pool (the cloud leases them out); a decrement spends the pool's points, or the lease of the
+ * device that made it offline.
+ */
+export function holderOf(row: LedgerEffectRow): string {
+  if (row.points < 0 && row.pool === 'lease' && row.device_id) return row.device_id;
+  return POOL;
+}
+
+/** A lease row moves points between the pool and a device: + granted by the cloud, − returned by the device. */
+export function leaseEffects(row: { points: number; device_id: string }): Array<{ holder: string; delta: number }> {
+  return [
+    { holder: POOL, delta: -row.points },
+    { holder: row.device_id, delta: row.points },
+  ];
+}
+
+/** How much to grant a device so it holds the allowance, limited by what the pool has. */
+export function topUpAmount(allowance: number, held: number, pool: number): number {
+  const want = allowance - held;
+  if (want <= 0 || pool <= 0) return 0;
+  return Math.min(want, pool);
+}
+
+/** Points a device holds beyond the allowance (returned by the appliance's job). */
+export function excessOf(allowance: number, held: number): number {
+  return held > allowance ? held - allowance : 0;
+}
+
+/** Escapes LIKE wildcards so a search for "50%" means the characters, not a pattern. */
+export function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
