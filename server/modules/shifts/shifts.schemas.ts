@@ -75,7 +75,7 @@ export type UpdateShiftInput = z.infer<typeof UpdateShiftBody>;
 export const ClockOutBody = z
   .object({ break_minutes: z.number().int().min(0).max(MAX_BREAK_MINUTES).optional() })
   .strict()
-  .optional();
+  .nullish();
 
 export const ShiftParams = z.object({ id: z.uuid() });
 
@@ -101,7 +101,7 @@ export const SuggestWeekBody = z
     min_staff: z.number().int().min(0).max(100).optional().meta({ description: 'Fewest employees on an open day (default 2)' }),
   })
   .strict()
-  .optional();
+  .nullish();
 export type SuggestWeekInput = z.infer<typeof SuggestWeekBody>;
 
 export const SuggestWeek = z

@@ -93,15 +93,15 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
     return (await tenants.cachedSettings(tenantId)).timezone;
   }
   const clockTime = (ms: number, timeZone: string) => new Intl.DateTimeFormat('nl-NL', { timeZone, hour: '2-digit', minute: '2-digit' }).format(ms);
+  /** 'vr 20 nov 07:00' */
   const dayTime = (ms: number, timeZone: string) =>
-    new Intl.DateTimeFormat('nl-NL', { timeZone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' }).format(ms);
+    `${new Intl.DateTimeFormat('nl-NL', { timeZone, weekday: 'short', day: 'numeric', month: 'short' }).format(ms)} ${clockTime(ms, timeZone)}`;
 
   /** Refuses a shift of `userId` over [start, end) that would overlap another of their shifts (except `exceptId`). */
-  async function assertNoOverlap(w: Writer, tenantId: string, userId: string, userName: string, start: number, end: number | null, exceptId?: string) {
+  async function assertNoOverlap(w: Writer, tz: string, tenantId: string, userId: string, userName: string, start: number, end: number | null, exceptId?: string) {
     const candidates = await shiftsRepository.nearby(w.trx, tenantId, userId, iso(start - 48 * 3_600_000));
     const clash = candidates.find((s) => s.id !== exceptId && overlaps({ start, end }, interval(s)));
     if (!clash) return;
-    const tz = await zone(tenantId);
     const c = interval(clash);
     const when = c.end === null ? `ingeklokt sinds ${dayTime(c.start, tz)}` : `${dayTime(c.start, tz)}–${clockTime(c.end, tz)}`;
     throw conflict(`Deze dienst overlapt met een andere dienst van ${userName} (${when}).`);
@@ -146,11 +146,13 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
   const service = {
     /** Staff clock in: a new open shift from now. Refused while they have an open shift or one covering now. */
     async clockIn(actor: ShiftActor): Promise<Shift> {
+      // Settings are read before the transaction: on SQLite a read beside the open write would wait for it.
+      const tz = await zone(actor.tenantId);
       return changes.write(actor.tenantId, async (w) => {
         const user = await userOf(w, actor.tenantId, actor.userId);
         const open = await shiftsRepository.openOf(w.trx, actor.tenantId, actor.userId);
-        if (open.length) throw conflict(`Je bent al ingeklokt sinds ${clockTime(Date.parse(open[0]!.start_at), await zone(actor.tenantId))}.`);
-        await assertNoOverlap(w, actor.tenantId, actor.userId, user.name, w.nowDate.getTime(), null);
+        if (open.length) throw conflict(`Je bent al ingeklokt sinds ${clockTime(Date.parse(open[0]!.start_at), tz)}.`);
+        await assertNoOverlap(w, tz, actor.tenantId, actor.userId, user.name, w.nowDate.getTime(), null);
         const row: ShiftRow = {
           id: newId(),
           tenant_id: actor.tenantId,
@@ -200,10 +202,11 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
       const end = normalise(input.end);
       const breakMinutes = input.break_minutes ?? 0;
       assertTimes(start, end, breakMinutes);
+      const tz = await zone(actor.tenantId);
       return changes.write(actor.tenantId, async (w) => {
         if (Date.parse(end) > w.nowDate.getTime() + FUTURE_TOLERANCE_MS) throw invalidField('end', 'mag niet in de toekomst liggen: voer gewerkte diensten in.');
         const user = await userOf(w, actor.tenantId, input.user_id);
-        await assertNoOverlap(w, actor.tenantId, input.user_id, user.name, Date.parse(start), Date.parse(end));
+        await assertNoOverlap(w, tz, actor.tenantId, input.user_id, user.name, Date.parse(start), Date.parse(end));
         const row: ShiftRow = {
           id: newId(),
           tenant_id: actor.tenantId,
@@ -231,6 +234,7 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
      * when. Sending the times it already has changes nothing and records nothing.
      */
     async correct(actor: ShiftActor, id: string, input: UpdateShiftInput): Promise<ShiftDetail> {
+      const tz = await zone(actor.tenantId);
       return changes.write(actor.tenantId, async (w) => {
         const cur = await shiftsRepository.find(w.trx, actor.tenantId, id);
         if (!cur) throw notFound('Dienst');
@@ -246,7 +250,7 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
           throw invalidField('end', 'mag niet in de toekomst liggen: voer gewerkte diensten in.');
         }
         const user = await shiftsRepository.findUser(w.trx, actor.tenantId, cur.user_id);
-        await assertNoOverlap(w, actor.tenantId, cur.user_id, user?.name ?? 'deze medewerker', Date.parse(next.start_at), next.end_at === null ? null : Date.parse(next.end_at), id);
+        await assertNoOverlap(w, tz, actor.tenantId, cur.user_id, user?.name ?? 'deze medewerker', Date.parse(next.start_at), next.end_at === null ? null : Date.parse(next.end_at), id);
         const correction: CorrectionRow = {
           id: newId(),
           tenant_id: actor.tenantId,
