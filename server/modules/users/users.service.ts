@@ -124,9 +124,9 @@ export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
           password_hash: passwordHash ?? current.password_hash,
           updated_at: w.now,
         };
+        if (next.role === 'admin' && input.pin) throw adminPin();
         // Nothing to change (an empty patch, or the values it already has): no write, no change-log entry.
         if (!passwordHash && USER_FIELDS.every((k) => next[k] === current[k])) return toUserDto(current);
-        if (next.role === 'admin' && input.pin) throw adminPin();
         if (next.role === 'staff' && !next.pin_hash) throw invalidField('pin', 'is verplicht voor een medewerker.');
         if (next.role === 'admin' && (!next.email || !next.password_hash)) {
           throw invalidField(next.email ? 'password' : 'email', 'is verplicht voor een beheerder.');
