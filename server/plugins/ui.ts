@@ -1,10 +1,61 @@
-import { existsSync } from 'node:fs';
+import crypto from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+/**
+ * The front-end libraries the staff app and the guest pages import (through the import map in their
+ * index.html), served from node_modules so nothing is fetched from outside this server and nothing
+ * needs a build step. A fixed list: only these files, never a path from the request.
+ */
+const VENDOR: Record<string, { pkg: string; file: string }> = {
+  'preact.mjs': { pkg: 'preact', file: 'dist/preact.module.js' },
+  'preact-hooks.mjs': { pkg: 'preact', file: 'hooks/dist/hooks.module.js' },
+  'htm.mjs': { pkg: 'htm', file: 'dist/htm.module.js' },
+  'chart.umd.js': { pkg: 'chart.js', file: 'dist/chart.umd.min.js' },
+};
+
+/** A package's folder: from its main entry up to its own package.json (some packages do not export package.json). */
+function packageDir(pkg: string): string {
+  let dir = path.dirname(require.resolve(pkg));
+  while (dir !== path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === pkg) return dir;
+    dir = path.dirname(dir);
+  }
+  throw new Error(`package ${pkg} not found`);
+}
+
+const vendorCache = new Map<string, { body: string; etag: string }>();
+function vendorFile(name: string): { body: string; etag: string } | undefined {
+  const entry = VENDOR[name];
+  if (!entry) return undefined;
+  let hit = vendorCache.get(name);
+  if (!hit) {
+    const dir = packageDir(entry.pkg);
+    const body = readFileSync(path.join(dir, entry.file), 'utf8');
+    hit = { body, etag: `"${crypto.createHash('sha1').update(body).digest('hex').slice(0, 16)}"` };
+    vendorCache.set(name, hit);
+  }
+  return hit;
+}
+
+/** Serves the VENDOR files under `prefix` (the staff app's /app/vendor/, the guest pages' /g/vendor/). */
+export function vendorRoute(app: Parameters<FastifyPluginAsync>[0], prefix: string): void {
+  app.get(`${prefix}:file`, { schema: { hide: true } }, async (request, reply) => {
+    const hit = vendorFile((request.params as { file: string }).file);
+    if (!hit) return reply.callNotFound();
+    reply.header('etag', hit.etag).header('cache-control', 'public, max-age=3600');
+    if (request.headers['if-none-match'] === hit.etag) return reply.code(304).send();
+    return reply.type('text/javascript; charset=utf-8').send(hit.body);
+  });
+}
 
 /**
  * Where the staff app's static files are: app/ui beside server/ when run from source (tsx), or
@@ -34,6 +85,7 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
     const q = request.url.indexOf('?');
     return reply.redirect(`/app/${q >= 0 ? request.url.slice(q) : ''}`);
   });
+  vendorRoute(app, '/app/vendor/');
   await app.register(fastifyStatic, {
     root,
     prefix: '/app/',

@@ -151,7 +151,9 @@ if (lane !== 'sqlite') {
       expect(text).toContain('2× Stamppot boerenkool');
       expect(text).toContain('Tafel 4, zonder ui');
       expect(text).toMatch(/0 min/);
-      expect(await cardB.first().locator('button').count()).toBe(0); // staff: read-only (PATCH is admin-only)
+      // staff move orders forward (POST /orders/:id/advance); cancelling is for admins only
+      expect(await cardB.first().locator('button[data-action="accepted"]').count()).toBe(1);
+      expect(await cardB.first().locator('button[data-action="cancelled"]').count()).toBe(0);
 
       // --- an admin logs in (e-mail and password) and moves the order to 'preparing'
       const admin = await tablet();

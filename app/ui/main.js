@@ -1,0 +1,137 @@
+// Staff app (issue 14): Preact + htm as plain ES modules, no build step. One file per screen
+// (screens/ for the floor and the kitchen, admin/ for the back office), loaded when first opened.
+// Everything comes from this server: its own files, /app/vendor/ (node_modules) and socket.io.
+import { html, render, useEffect, useState } from './lib/html.js';
+import { get, post, setOnExpired } from './lib/api.js';
+import { connect, disconnect, useLive } from './lib/live.js';
+import { go, useRoute } from './lib/router.js';
+import { setStore, store, useStore } from './lib/store.js';
+import Login from './screens/login.js';
+
+/** Every screen: where it lives, who sees it. `nav: false` screens are reached from other screens. */
+export const SCREENS = [
+  { path: '/keuken', label: 'Keuken', file: './screens/kitchen.js' },
+  { path: '/bestellen', label: 'Nieuwe bestelling', file: './screens/new-order.js', nav: false },
+];
+
+const WARN_AFTER_S = 5 * 60;
+
+function SyncBanner() {
+  const s = useStore();
+  const [, tick] = useState(0);
+  useEffect(() => {
+    const t = setInterval(() => tick((n) => n + 1), 30_000);
+    return () => clearInterval(t);
+  }, []);
+  const st = s.sync?.status;
+  // A stand-alone appliance (no cloud configured) and the cloud itself never show the banner.
+  if (!st || !st.enabled || st.pending === 0 || st.oldest_pending_age_seconds === null) return null;
+  // The server's age at receipt plus the time since, so the banner appears at 5 minutes without a new event.
+  const age = st.oldest_pending_age_seconds + Math.floor((Date.now() - (s.sync?.at ?? Date.now())) / 1000);
+  if (!st.warning && age <= WARN_AFTER_S) return null;
+  const minutes = Math.floor(age / 60);
+  return html`<div id="sync-banner" class="banner" role="alert">
+    Nog niet gesynchroniseerd met de cloud: ${st.pending} ${st.pending === 1 ? 'wijziging' : 'wijzigingen'}, oudste ${minutes} ${minutes === 1 ? 'minuut' : 'minuten'}
+    ${st.last_error ? html`<span class="detail">Laatste fout: ${st.last_error}</span>` : null}
+  </div>`;
+}
+
+/** Always visible: is this tablet live with the server, and is the restaurant online with the cloud. */
+function Indicators() {
+  const s = useStore();
+  const st = s.sync?.status;
+  const cloud = !st || !st.enabled ? ['none', 'Zonder cloud'] : st.state === 'online' ? ['online', st.pending ? `Online · ${st.pending} te synchroniseren` : 'Online'] : st.state === 'stopped' ? ['offline', 'Synchronisatie gestopt'] : ['offline', `Offline${st.pending ? ` · ${st.pending} wachten` : ''}`];
+  return html`<div class="indicators">
+    <span id="conn" class="conn" data-state=${s.conn}>${s.conn === 'live' ? 'Live' : s.conn === 'offline' ? 'Geen verbinding' : 'Verbinden…'}</span>
+    <span id="cloud" class="conn" data-state=${cloud[0]}>${cloud[1]}</span>
+  </div>`;
+}
+
+function Nav({ path, admin }) {
+  const items = SCREENS.filter((x) => x.nav !== false && (!x.admin || admin));
+  return html`<nav class="nav" aria-label="Schermen">
+    ${items.map((x) => html`<a href=${`#${x.path}`} class=${path === x.path ? 'active' : ''} aria-current=${path === x.path ? 'page' : null}>${x.label}</a>`)}
+  </nav>`;
+}
+
+/** Loads a screen's module the first time it is opened. */
+function Lazy({ screen, query }) {
+  const [mod, setMod] = useState(/** @type {any} */ (null));
+  const [error, setError] = useState('');
+  useEffect(() => {
+    setMod(null);
+    import(screen.file).then(setMod, (err) => setError(`Dit scherm kon niet laden: ${err.message}`));
+  }, [screen.file]);
+  if (error) return html`<p class="error">${error}</p>`;
+  if (!mod) return html`<p class="muted">Laden…</p>`;
+  const C = mod.default;
+  return html`<${C} query=${query} />`;
+}
+
+async function loadSync() {
+  try {
+    setStore({ sync: { status: await get('/sync/status'), at: Date.now() } });
+  } catch {
+    /* keeps its last state */
+  }
+}
+
+function App() {
+  const s = useStore();
+  const route = useRoute();
+  useLive(['sync:status'], (st) => setStore({ sync: { status: st, at: Date.now() } }));
+  useEffect(() => {
+    const t = setInterval(() => store.session && void loadSync(), 60_000);
+    const vis = () => document.visibilityState === 'visible' && store.session && void loadSync();
+    document.addEventListener('visibilitychange', vis);
+    return () => {
+      clearInterval(t);
+      document.removeEventListener('visibilitychange', vis);
+    };
+  }, []);
+  if (!s.session) return html`<${Login} onLogin=${enter} />`;
+  const admin = s.session.role === 'admin';
+  const screen = SCREENS.find((x) => x.path === route.path && (!x.admin || admin)) ?? SCREENS[0];
+  document.body.dataset.role = s.session.role;
+  return html`<div class="app">
+    <${SyncBanner} />
+    <header class="topbar">
+      <div class="who"><strong id="tenant-name">${s.session.tenant.name}</strong> <span id="user-name">${s.session.user.name}</span>${admin ? html` <span id="role-badge" class="badge">beheerder</span>` : null}</div>
+      <${Indicators} />
+      <button type="button" id="logout" onClick=${logout}>Uitloggen</button>
+    </header>
+    <${Nav} path=${screen.path} admin=${admin} />
+    <main class="content"><${Lazy} screen=${screen} query=${route.query} /></main>
+    ${s.toast ? html`<div id="toast" class="toast" role="status">${s.toast}</div>` : null}
+  </div>`;
+}
+
+/** @param {any} session */
+async function enter(session) {
+  setStore({ session, loginMessage: '' });
+  connect(expired);
+  if (!location.hash) go('/keuken');
+  await loadSync();
+}
+
+function expired() {
+  disconnect();
+  setStore({ session: null, loginMessage: 'Je sessie is verlopen. Log opnieuw in.' });
+}
+setOnExpired(expired);
+
+async function logout() {
+  await post('/auth/logout').catch(() => {});
+  disconnect();
+  setStore({ session: null, loginMessage: '', sync: null });
+}
+
+(async () => {
+  try {
+    const session = await get('/auth/me');
+    await enter(session);
+  } catch {
+    setStore({ session: null });
+  }
+  render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById('root')));
+})();
