@@ -91,8 +91,9 @@ export function createServices(deps: CoreDeps) {
   const insights = createAnalyticsService({ db, clock, tenants, menu });
   const shifts = createShiftsService({ db, changes, tenants, forecast });
   // Payments and public ordering (issue 12): Mollie with MOLLIE_API_KEY, else the built-in simulator.
-  const payments = createPaymentsService({ db, changes, clock, orders, providers: createPaymentProviders({ db, clock, config: deps.config }) });
-  const publicOrders = createPublicOrdersService({ db, changes, clock, config: deps.config, tenants, menu, orders, payments, sync });
+  // Pay-at-table pays the floor plan's bills (floor.billForTable, floor.recordBillPayment).
+  const payments = createPaymentsService({ db, changes, clock, orders, bills: floor, providers: createPaymentProviders({ db, clock, config: deps.config }) });
+  const publicOrders = createPublicOrdersService({ db, changes, clock, config: deps.config, tenants, menu, orders, payments, sync, tables: floor });
   // Food safety (issue 10, docs/haccp.md): on the cloud the overdue job leaves restaurants with an appliance to it.
   const haccp = createHaccpService({
     db, changes, clock, tenants, users,

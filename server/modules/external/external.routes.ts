@@ -1,18 +1,27 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { errors, pageOf } from '../../shared/schemas.js';
+import { errors, listOf, pageOf } from '../../shared/schemas.js';
 import { apiKeyGuard, apiKeyOf } from '../apikeys/apikeys.guard.js';
 import { EXTERNAL_READS_PER_MINUTE } from '../apikeys/apikeys.schemas.js';
 import type { ApiKeysService } from '../apikeys/apikeys.service.js';
+import { BalanceByPhone } from '../loyalty/loyalty.schemas.js';
+import type { LoyaltyService } from '../loyalty/loyalty.service.js';
 import { StaffMenu } from '../menu/menu.schemas.js';
 import type { MenuService } from '../menu/menu.service.js';
 import { Order } from '../orders/orders.schemas.js';
 import type { OrdersService } from '../orders/orders.service.js';
-import { ExternalOrderParams, ExternalOrdersQuery, ExternalStatusBody } from './external.schemas.js';
+import { Reservation } from '../reservations/reservations.schemas.js';
+import type { ReservationsService } from '../reservations/reservations.service.js';
+import { StockList } from '../stock/stock.schemas.js';
+import type { StockService } from '../stock/stock.service.js';
+import { ExternalLoyaltyParams, ExternalOrderParams, ExternalOrdersQuery, ExternalReservationsQuery, ExternalStatusBody } from './external.schemas.js';
 
 export interface ExternalDeps {
   apiKeys: ApiKeysService;
   orders: OrdersService;
   menu: MenuService;
+  stock: StockService;
+  reservations: ReservationsService;
+  loyalty: LoyaltyService;
 }
 
 /** OpenAPI tag of the partner API: everything a partner needs is under it. */
@@ -64,6 +73,55 @@ export const externalRoutes: FastifyPluginAsyncZod<ExternalDeps> = async (app, d
       },
     },
     async (request) => deps.menu.staffMenu(apiKeyOf(request).tenantId),
+  );
+
+  app.get(
+    '/external/stock',
+    {
+      preHandler: requireKey('read'),
+      schema: {
+        tags,
+        security,
+        summary: 'Stock per product, in total and per location',
+        description: `${READ} Quantities in the product's unit (stuk, kg, liter …); \`below_min\` marks what is on the purchase list.`,
+        response: { 200: StockList, ...errors(401, 403, 429) },
+      },
+    },
+    async (request) => deps.stock.list(apiKeyOf(request).tenantId),
+  );
+
+  app.get(
+    '/external/reservations',
+    {
+      preHandler: requireKey('read'),
+      schema: {
+        tags,
+        security,
+        summary: 'The reservations of one date, by time',
+        description: `${READ} \`date\` is a calendar date in the restaurant's time zone (YYYY-MM-DD); without it: today there.`,
+        querystring: ExternalReservationsQuery,
+        response: { 200: listOf(Reservation), ...errors(400, 401, 403, 429) },
+      },
+    },
+    async (request) => ({ data: await deps.reservations.listByDate(apiKeyOf(request).tenantId, request.query.date) }),
+  );
+
+  app.get(
+    '/external/loyalty/:phone',
+    {
+      preHandler: requireKey('read'),
+      schema: {
+        tags,
+        security,
+        summary: 'A loyalty customer’s points balance, by phone number',
+        description:
+          `${READ} The phone number in any usual notation (06 12345678, 0031612345678, +31 6 1234 5678: URL-encode the + and spaces); ` +
+          'an unknown customer is 404, something that is not a phone number 400.',
+        params: ExternalLoyaltyParams,
+        response: { 200: BalanceByPhone, ...errors(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => deps.loyalty.balanceByPhone(apiKeyOf(request).tenantId, request.params.phone),
   );
 
   app.post(

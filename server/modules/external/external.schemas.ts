@@ -22,3 +22,21 @@ export const ExternalStatusBody = z
     }),
   })
   .strict();
+
+/** A calendar date; one message per problem (the format first, then whether the day exists). */
+const DateParam = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'moet een datum zijn als JJJJ-MM-DD.', abort: true })
+  .refine(
+    (s) => {
+      const d = new Date(`${s}T00:00:00Z`);
+      return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
+    },
+    { message: 'moet een bestaande datum zijn.' },
+  );
+
+export const ExternalReservationsQuery = z
+  .object({ date: DateParam.optional().meta({ description: 'YYYY-MM-DD (restaurant time zone); default today' }) })
+  .strict();
+
+export { PhoneParams as ExternalLoyaltyParams } from '../loyalty/loyalty.schemas.js';
