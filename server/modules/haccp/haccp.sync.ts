@@ -94,12 +94,13 @@ function ledgerDescriptor(spec: LedgerSpec): EntityDescriptor {
     entity,
     merge: 'ledger',
     tables: [table],
-    async apply(trx: Tx, change: SyncChange) {
+    async apply(trx: Tx, change: SyncChange, ctx: ApplyContext) {
       const p = (change.payload ?? {}) as Record<string, unknown>;
       const rec = parsePayload(spec.schema, p[key], spec.what);
       if (rec.id !== change.entity_id) throw new RejectOp(`Ongeldige wijziging voor ${spec.what}.`);
-      // A node adds only to its own chain: a record claiming another origin's chain is refused.
-      if (rec.origin !== change.origin) throw new RejectOp(`Deze ${spec.what} hoort bij de keten van een ander apparaat.`);
+      // A node adds only to its own chain: a pushed record claiming another origin's chain is refused.
+      // (Adopting the cloud's state, a snapshot row carries no origin of its own: the record says it.)
+      if (ctx.mode === 'merge' && rec.origin !== change.origin) throw new RejectOp(`Deze ${spec.what} hoort bij de keten van een ander apparaat.`);
       const existing = await trx.selectFrom(table as 'haccp_actions').select(['id', 'tenant_id']).where('id', '=', rec.id).executeTakeFirst();
       if (existing) {
         if (existing.tenant_id !== change.tenant_id) throw new RejectOp(`Deze ${spec.what} hoort bij een ander restaurant.`);
