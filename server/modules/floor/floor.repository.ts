@@ -108,7 +108,7 @@ export const floorRepository = {
   insertBill: (db: Executor, row: BillRow) => db.insertInto('bills').values(row).execute(),
   updateBill: (db: Executor, row: BillRow) => db.updateTable('bills').set(row).where('id', '=', row.id).execute(),
   roundsOf: (db: Executor, billIds: string[]) =>
-    billIds.length === 0 ? Promise.resolve([] as RoundRow[]) : db.selectFrom('bill_rounds').selectAll().where('bill_id', 'in', billIds).orderBy('created_at').orderBy('id').execute(),
+    billIds.length === 0 ? Promise.resolve([] as RoundRow[]) : db.selectFrom('bill_rounds').selectAll().where('bill_id', 'in', billIds).orderBy('created_at').orderBy('order_id').execute(),
   roundOfOrder: (db: Executor, tenantId: string, orderId: string) =>
     db.selectFrom('bill_rounds').selectAll().where('tenant_id', '=', tenantId).where('order_id', '=', orderId).executeTakeFirst(),
   paymentsOf: (db: Executor, billIds: string[]) =>

@@ -38,7 +38,7 @@ export interface UpcomingBooking {
 export interface ReservationsLookup {
   /**
    * Booked reservations with a table whose start lies in [from, to] (UTC ISO), and the tables of
-   * seated reservations whose seating covers `now`, read through `exec`.
+   * seated reservations still within their seating at `now` (seated early: starting by `to`), read through `exec`.
    */
   forStatus(exec: Executor, tenantId: string, from: string, to: string, now: string): Promise<{ booked: UpcomingBooking[]; seatedTables: string[] }>;
   /** Whether the table has a booked reservation that has not started yet. */

@@ -36,15 +36,15 @@ export const reservationsRepository = {
       .where('starts_at', '<=', to)
       .execute(),
 
-  /** Seated reservations whose seating covers `at` (the table is taken). */
-  seatedAt: (db: Executor, tenantId: string, at: string) =>
+  /** Seated reservations still within their seating at `at` (guests seated up to `earliest` before their time count too). */
+  seatedAt: (db: Executor, tenantId: string, at: string, earliest: string) =>
     db
       .selectFrom('reservations')
       .selectAll()
       .where('tenant_id', '=', tenantId)
       .where('status', '=', 'seated')
       .where('table_id', 'is not', null)
-      .where('starts_at', '<=', at)
+      .where('starts_at', '<=', earliest)
       .where('ends_at', '>', at)
       .execute(),
 

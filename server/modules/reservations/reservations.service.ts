@@ -200,7 +200,7 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
 
   const lookup: ReservationsLookup = {
     async forStatus(exec, tenantId, from, to, now) {
-      const [starting, seated] = await Promise.all([repo.startingBetween(exec, tenantId, from, to), repo.seatedAt(exec, tenantId, now)]);
+      const [starting, seated] = await Promise.all([repo.startingBetween(exec, tenantId, from, to), repo.seatedAt(exec, tenantId, now, to)]);
       return {
         booked: starting.filter((r) => r.status === 'booked').map((r) => ({ id: r.id, table_id: r.table_id!, time: r.time, name: r.name, party_size: r.party_size, starts_at: r.starts_at })),
         seatedTables: seated.map((r) => r.table_id!),
