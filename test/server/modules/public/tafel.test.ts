@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { callback, countChanges, countRows, guest, payWorld, publicOrder, type PayWorld } from '../payments/helpers.js';
+
+/** Two tables; T1 gets two staff orders (2 × Friet + Burger = 22,40 and a Cola = 3,00: 25,40 open). */
+async function tableWorld(opts: { mollie?: boolean } = { mollie: true }) {
+  const w = await payWorld(opts);
+  const floor = w.t.services.floor;
+  const zone = await floor.createZone(w.r.id, { name: 'binnen', position: 0 });
+  const t1 = await floor.createTable(w.r.id, { zone_id: zone.id, name: 'T1', seats: 4, x: 10, y: 10 });
+  await floor.createTable(w.r.id, { zone_id: zone.id, name: 'T2', seats: 2, x: 100, y: 10 });
+  const orders = [];
+  for (const items of [[{ product_id: w.menu.friet.id, quantity: 2 }, { product_id: w.menu.burger.id, quantity: 1 }], [{ product_id: w.menu.cola.id, quantity: 1 }]]) {
+    const res = await w.t.req({ method: 'POST', url: '/api/v1/orders', cookie: w.staff, payload: { items, table_id: t1.id, customer: { phone: guest.phone } } });
+    if (res.statusCode !== 201) throw new Error(res.body);
+    orders.push(res.json());
+  }
+  return { w, t1, orders };
+}
+
+const pay = (w: PayWorld, body: unknown, table = 'T1', slug = w.r.slug) => w.t.req({ method: 'POST', url: `/api/v1/public/tafel/${slug}/${table}/pay`, payload: body as object });
+const bill = async (w: PayWorld, table = 'T1') => (await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${w.r.slug}/${table}` })).json();
+
+describe('pay-at-table: GET /public/tafel/:slug/:tafel', () => {
+  it('the open bill by the table’s name, as a guest may see it', async () => {
+    const { w } = await tableWorld();
+    const b = await bill(w);
+    expect(b).toMatchObject({ table: { name: 'T1' }, total_cents: 2540, paid_cents: 0, open_cents: 2540 });
+    expect(b.orders).toHaveLength(2);
+    expect(b.orders[0]).toEqual({ number: expect.stringMatching(/^K-/), items: expect.any(Array), total_cents: 2240, payment_status: 'open' });
+    expect(JSON.stringify(b)).not.toMatch(/phone|31612345678|bill_id|table_id/);
+    expect(await bill(w, 'T2')).toMatchObject({ orders: [], total_cents: 0, open_cents: 0 });
+    const unknown = await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${w.r.slug}/T9` });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({ code: 'NOT_FOUND', error: 'Tafel niet gevonden.' });
+    const other = await w.t.seedTenant();
+    expect((await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${other.slug}/T1` })).statusCode).toBe(404);
+  });
+});
+
+describe('pay-at-table: POST /public/tafel/:slug/:tafel/pay', () => {
+  it('partial payments with a tip up to what is open, never beyond; paid in full closes the bill and pays its orders once', async () => {
+    const { w, orders } = await tableWorld();
+    const first = await pay(w, { amount_cents: 1000, tip_cents: 150 });
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toEqual({ payment_id: expect.any(String), checkout_url: expect.stringMatching(/mollie\.com/) });
+    const at = w.mollie!.paymentFor(first.json().payment_id);
+    expect(at.amount.value).toBe('11.50');
+    expect(at.webhookUrl).toBe('https://bestel.example.test/api/v1/public/tafel-webhook');
+    // While that payment is open, more than the rest is refused.
+    const over = await pay(w, { amount_cents: 1541 });
+    expect(over.statusCode).toBe(409);
+    expect(over.json()).toEqual({ code: 'CONFLICT', error: 'Dit bedrag is hoger dan wat er nog openstaat voor deze tafel (nog € 15,40).' });
+    w.mollie!.setStatus(at.id, 'paid');
+    expect((await callback(w.t, at.id, '/api/v1/public/tafel-webhook')).statusCode).toBe(200);
+    expect(await bill(w)).toMatchObject({ paid_cents: 1000, open_cents: 1540 });
+    expect((await w.t.services.payments.get(w.r.id, first.json().payment_id)).tip_cents).toBe(150);
+
+    // The rest, by leaving out the amount.
+    const rest = await pay(w, {});
+    expect(rest.statusCode).toBe(201);
+    const at2 = w.mollie!.paymentFor(rest.json().payment_id);
+    expect(at2.amount.value).toBe('15.40');
+    w.mollie!.setStatus(at2.id, 'paid');
+    // Mollie may call twice, at once.
+    await Promise.all([callback(w.t, at2.id, '/api/v1/public/tafel-webhook'), callback(w.t, at2.id, '/api/v1/public/tafel-webhook')]);
+    expect(await bill(w)).toMatchObject({ orders: [], open_cents: 0 });
+    for (const o of orders) {
+      expect((await w.t.services.orders.get(w.r.id, o.id)).payment_status).toBe('paid');
+      expect(await countChanges(w.t, w.r.id, 'order.paid', o.id)).toBe(1);
+      expect(w.paidHooks.get(o.id)).toBe(1);
+    }
+    expect(await countChanges(w.t, w.r.id, 'bill.payment_recorded')).toBe(2);
+    // Nothing is open any more.
+    const nothing = await pay(w, { amount_cents: 100 });
+    expect(nothing.statusCode).toBe(409);
+    expect(nothing.json().error).toBe('Er staat voor deze tafel niets open om te betalen.');
+  });
+
+  it('two guests paying everything at the same moment: one checkout, the other refused', async () => {
+    const { w } = await tableWorld();
+    const both = await Promise.all([pay(w, {}), pay(w, {})]);
+    expect(both.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    expect(w.mollie!.payments.size).toBe(1);
+    expect(await countRows(w.t, 'payments', w.r.id)).toBeLessThanOrEqual(2);
+    const open = (await w.t.services.payments.list(w.r.id, { status: 'open' }, 50, 0)).data;
+    expect(open).toHaveLength(1);
+  });
+
+  it('20 concurrent callbacks for a table payment record it on the bill once', async () => {
+    const { w } = await tableWorld();
+    const p = (await pay(w, { amount_cents: 500 })).json();
+    const at = w.mollie!.paymentFor(p.payment_id);
+    w.mollie!.setStatus(at.id, 'paid');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => callback(w.t, at.id, '/api/v1/public/tafel-webhook')));
+    expect(answers.every((a) => a.statusCode === 200)).toBe(true);
+    expect(await countChanges(w.t, w.r.id, 'bill.payment_recorded')).toBe(1);
+    expect(await bill(w)).toMatchObject({ paid_cents: 500, open_cents: 2040 });
+  });
+
+  it('a failed table payment frees its amount again', async () => {
+    const { w } = await tableWorld();
+    const p = (await pay(w, {})).json();
+    expect((await pay(w, { amount_cents: 1 })).statusCode).toBe(409);
+    const at = w.mollie!.paymentFor(p.payment_id);
+    w.mollie!.setStatus(at.id, 'failed');
+    await callback(w.t, at.id, '/api/v1/public/tafel-webhook');
+    expect((await pay(w, { amount_cents: 2540 })).statusCode).toBe(201);
+  });
+
+  it.each([
+    ['zero', { amount_cents: 0 }, 'amount_cents', /minimaal 1/],
+    ['a fraction', { amount_cents: 10.5 }, 'amount_cents', /geheel getal/],
+    ['a negative tip', { tip_cents: -1 }, 'tip_cents', /minimaal 0/],
+    ['an unknown field', { bedrag: 10 }, 'bedrag', /Onbekend veld/],
+  ])('%s is 400 VALIDATION in Dutch, naming the field, and changes nothing', async (_n, body, field, msg) => {
+    const { w } = await tableWorld();
+    const res = await pay(w, body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('VALIDATION');
+    expect(res.json().details[0].field).toBe(field);
+    expect(res.json().details[0].error).toMatch(msg);
+    expect(await countRows(w.t, 'payments', w.r.id)).toBe(0);
+    expect(w.mollie!.payments.size).toBe(0);
+  });
+
+  it('an unknown table or restaurant is 404 and starts nothing', async () => {
+    const { w } = await tableWorld();
+    expect((await pay(w, {}, 'T9')).statusCode).toBe(404);
+    expect((await pay(w, {}, 'T1', 'bestaat-niet')).statusCode).toBe(404);
+    expect(await countRows(w.t, 'payments')).toBe(0);
+  });
+
+  it('the simulator works for tables too', async () => {
+    const { w } = await tableWorld({});
+    const p = (await pay(w, { amount_cents: 300, tip_cents: 50 })).json();
+    const sim = p.checkout_url.split('/').pop();
+    const page = await w.t.req({ method: 'GET', url: `/api/v1/payments/simulator/${sim}` });
+    expect(page.body).toContain('€ 3,50');
+    await w.t.req({ method: 'POST', url: `/api/v1/payments/simulator/${sim}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'uitkomst=betaald' });
+    expect(await bill(w)).toMatchObject({ paid_cents: 300, open_cents: 2240 });
+  });
+});
+
+describe('a public order to a table', () => {
+  it('goes on the table’s bill, is paid at the table (no checkout); an unknown table is refused', async () => {
+    const { w, t1 } = await tableWorld();
+    const res = await publicOrder(w, { type: 'table', table: 'T1', items: [{ product_id: w.menu.cola.id, quantity: 2 }] });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ checkout_url: null, payment_id: null, order: { table_id: t1.id, notes: '[Aan tafel T1]' } });
+    expect((await bill(w)).open_cents).toBe(2540 + 600);
+    const bad = await publicOrder(w, { type: 'table', table: 'T9' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().details).toEqual([{ field: 'table', error: "'table' is geen tafel van dit restaurant." }]);
+  });
+});
