@@ -77,6 +77,7 @@ export const leaseChange = (row: LeaseRow) => ({
 const privacyChange = (row: PrivacyRow) => ({ entity: 'loyalty_privacy', entityId: row.id, kind: 'loyalty.privacy_logged', payload: { entry: row } });
 
 const customerNotFound = () => notFound('Klant');
+const invalidPhone = () => invalidField('phone', 'moet een geldig telefoonnummer zijn, bijvoorbeeld 06 12345678 of +31 6 1234 5678.');
 const offlineUnreachable = () => conflict('Inwisselen is niet gelukt: de verbinding met de cloud viel weg. Probeer het zo opnieuw.');
 
 function shortfall(balance: number, points: number, reserved = 0): AppError {
@@ -226,11 +227,9 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
       return { customer_id: root.id, points_redeemed: points, balance: r.balance, transaction: toTransactionDto({ ...r.transaction!, tenant_id: actor.tenantId }) };
     };
     const first = await askCloud({ id, customer_id: root.id, points, user_id: actor.userId, returns: [] });
-    if (!first) {
-      if (prior) throw offlineUnreachable();
-      inFlight.delete(key);
-      throw offline();
-    }
+    // No answer: the request may or may not have reached the cloud. The id stays remembered, so
+    // the staff's retry asks with the same id and the cloud answers the first outcome.
+    if (!first) throw prior ? offlineUnreachable() : offline();
     if (first.ok && first.transaction) return done(first);
     // 3. Not enough in the pool alone: give this appliance's lease back (its own op, pushed like
     //    any other) and ask again with the return attached, so the cloud applies it first.
@@ -296,10 +295,13 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
 
     /** POST /loyalty/customer: upsert by phone; created emits `loyalty.customer_created` once. */
     async upsert(actor: LoyaltyActor, input: UpsertCustomerInput): Promise<{ customer: Customer; created: boolean }> {
+      // The route's schema normalised it already; other callers (another module, the demo) may pass any notation.
+      const phone = normalisePhone(input.phone);
+      if (!phone) throw invalidPhone();
       return changes.write(actor.tenantId, async (w) => {
-        const existing = await primaryByPhone(w.trx, actor.tenantId, input.phone);
+        const existing = await primaryByPhone(w.trx, actor.tenantId, phone);
         if (!existing) {
-          const row = await createCustomer(w, actor.tenantId, input.phone, input.name ?? null, input.email ?? null);
+          const row = await createCustomer(w, actor.tenantId, phone, input.name ?? null, input.email ?? null);
           return { customer: toCustomerDto(row, 0), created: true };
         }
         const fields: Partial<Pick<CustomerRow, 'name' | 'email'>> = {};
@@ -316,7 +318,9 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
     },
 
     /** GET /loyalty/customer/:phone: the customer with balance and history, newest first. */
-    async getByPhone(tenantId: string, phone: string): Promise<CustomerWithHistory> {
+    async getByPhone(tenantId: string, rawPhone: string): Promise<CustomerWithHistory> {
+      const phone = normalisePhone(rawPhone);
+      if (!phone) throw invalidPhone();
       const c = await primaryByPhone(db, tenantId, phone);
       if (!c) throw customerNotFound();
       const [acc, history, role] = await Promise.all([accountOf(db, c.id), historyOf(db, tenantId, c), roleOf(tenantId)]);
@@ -344,7 +348,7 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
     /** For GET /external/loyalty/:phone (issue 16): a phone in any notation → the customer's balance; NOT_FOUND, or VALIDATION for a number that is not one. */
     async balanceByPhone(tenantId: string, rawPhone: string): Promise<BalanceByPhone> {
       const phone = normalisePhone(rawPhone);
-      if (!phone) throw invalidField('phone', 'moet een geldig telefoonnummer zijn, bijvoorbeeld 06 12345678 of +31 6 1234 5678.');
+      if (!phone) throw invalidPhone();
       const c = await primaryByPhone(db, tenantId, phone);
       if (!c) throw customerNotFound();
       return { customer_id: c.id, phone, name: c.name, balance: (await accountOf(db, c.id)).balance };

@@ -1,0 +1,332 @@
+import { describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '../../sync/protocol.js';
+import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
+import { newId } from '../../server/shared/ids.js';
+import { earnId } from '../../server/modules/loyalty/loyalty.rules.js';
+import { rebuildAccounts } from '../../server/modules/loyalty/loyalty.ledger.js';
+import type { Runtime } from '../../server/runtime.js';
+import { seedMenu, type SeededMenu } from '../helpers/factories.js';
+import { findEverywhere } from '../server/modules/loyalty/helpers.js';
+import { createAppliance, FakeTransport, replicatedState, twoNodes } from './harness.js';
+
+/** Loyalty across the appliance and the cloud (issue 9, docs/loyalty.md): earning once, the escrow, merges, erasure. */
+async function joined(opts: { allowance?: number } = {}) {
+  const nodes = await twoNodes();
+  const { cloud, tenant, appliance } = nodes;
+  const menu = await seedMenu(cloud, tenant.id);
+  if (opts.allowance !== undefined) await cloud.services.tenants.patchSettings(tenant.id, { loyalty_offline_allowance: opts.allowance });
+  await appliance.engine.syncOnce(); // bootstrap: tenant, users, menu
+  const actor = (via: 'pos' | 'web' = 'pos') => ({ tenantId: tenant.id, userId: null, via });
+  return { ...nodes, menu, actor };
+}
+type Nodes = Awaited<ReturnType<typeof joined>>;
+
+async function quiesce(appliance: Nodes['appliance']) {
+  for (let i = 0; i < 6; i++) {
+    const r = await appliance.engine.syncOnce();
+    if (r.pushed === 0 && r.pulled === 0) return;
+  }
+}
+
+/** A paid order of `burgers` burgers (€ 14,50 each) with this phone on one side. */
+async function paid(rt: Pick<Runtime, 'services'>, tenantId: string, menu: SeededMenu, phone: string, burgers = 1, name?: string) {
+  const actor = { tenantId, userId: null, via: 'pos' as const };
+  const { order } = await rt.services.orders.create(actor, { items: [{ product_id: menu.burger.id, quantity: burgers }], customer: { phone, ...(name ? { name } : {}) } });
+  await rt.services.orders.markPaid(actor, order.id);
+  return order;
+}
+
+const balance = async (rt: Pick<Runtime, 'services'>, tenantId: string, phone: string) => (await rt.services.loyalty.balanceByPhone(tenantId, phone)).balance;
+
+/** Both sides: identical replicated tables, and the maintained accounts equal to the ledger's replay and to each other. */
+async function expectConverged(n: Nodes) {
+  expect(await replicatedState(n.appliance, n.tenant.id)).toEqual(await replicatedState(n.cloud, n.tenant.id));
+  const accounts = async (rt: Runtime) => {
+    const rows = await rt.handle.db.selectFrom('loyalty_accounts').select(['customer_id', 'holder', 'points']).where('tenant_id', '=', n.tenant.id).execute();
+    const m: Record<string, number> = {};
+    for (const r of rows) if (Number(r.points) !== 0) m[`${r.customer_id}/${r.holder}`] = Number(r.points);
+    const rebuilt: Record<string, number> = {};
+    for (const [c, hs] of await rebuildAccounts(rt.handle.db, n.tenant.id)) for (const [h, p] of hs) if (p !== 0) rebuilt[`${c}/${h}`] = p;
+    expect(m).toEqual(rebuilt);
+    return m;
+  };
+  const a = await accounts(n.appliance);
+  expect(a).toEqual(await accounts(n.cloud));
+  for (const [k, v] of Object.entries(a)) expect(v, k).toBeGreaterThanOrEqual(0);
+}
+
+describe('loyalty sync: points earned once per paid order', () => {
+  it('a payment arriving through sync earns nothing more on the side that receives it', async () => {
+    const n = await joined();
+    const order = await paid(n.appliance, n.tenant.id, n.menu, '0612345678', 2); // 29 points on the appliance
+    await quiesce(n.appliance);
+    const earns = await n.cloud.handle.db.selectFrom('loyalty_transactions').selectAll().where('order_id', '=', order.id).execute();
+    expect(earns).toHaveLength(1);
+    expect(earns[0]).toMatchObject({ id: earnId(order.id), type: 'earn', points: 29, origin: n.device.id });
+    expect(await balance(n.cloud, n.tenant.id, '+31612345678')).toBe(29);
+    const cloudEvents = await n.cloud.handle.db.selectFrom('change_log').select(['kind', 'origin']).where('tenant_id', '=', n.tenant.id).where('kind', '=', 'loyalty.points_earned').execute();
+    expect(cloudEvents).toEqual([{ kind: 'loyalty.points_earned', origin: n.device.id }]);
+    await expectConverged(n);
+  });
+
+  it('both sides marking the same order paid during an outage (each creating the customer) keep one earn row, one customer and the right balance', async () => {
+    const n = await joined();
+    const { order } = await n.appliance.services.orders.create(n.actor(), { items: [{ product_id: n.menu.burger.id, quantity: 3 }], customer: { phone: '06 12345678', name: 'Bram' } });
+    await quiesce(n.appliance);
+    n.transport.offline = true;
+    await n.appliance.services.orders.markPaid(n.actor(), order.id);
+    await n.cloud.services.orders.markPaid(n.actor('web'), order.id);
+    expect(await balance(n.appliance, n.tenant.id, '0612345678')).toBe(43);
+    expect(await balance(n.cloud, n.tenant.id, '0612345678')).toBe(43);
+    n.transport.offline = false;
+    await quiesce(n.appliance);
+    for (const rt of [n.cloud, n.appliance]) {
+      const earns = await rt.handle.db.selectFrom('loyalty_transactions').selectAll().where('order_id', '=', order.id).execute();
+      expect(earns).toHaveLength(1);
+      expect(await balance(rt, n.tenant.id, '+31612345678')).toBe(43);
+      const live = await rt.handle.db.selectFrom('loyalty_customers').selectAll().where('tenant_id', '=', n.tenant.id).where('merged_into', 'is', null).execute();
+      expect(live).toHaveLength(1);
+    }
+    await expectConverged(n);
+  });
+});
+
+describe('loyalty sync: the escrow (offline redemptions spend only the lease, the cloud only balance minus leases)', () => {
+  it('the cloud grants the appliance a lease through sync; each side spends only its part; sync renews the lease; never below zero', async () => {
+    const n = await joined({ allowance: 100 });
+    await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 21); // 304,50 → 304 points, earned in the cloud
+    const grants = await n.cloud.handle.db.selectFrom('loyalty_leases').selectAll().where('tenant_id', '=', n.tenant.id).execute();
+    expect(grants).toEqual([expect.objectContaining({ device_id: n.device.id, points: 100, origin: 'cloud' })]);
+    await quiesce(n.appliance);
+    const c = await n.appliance.services.loyalty.balanceByPhone(n.tenant.id, '0612345678');
+    expect((await n.appliance.services.loyalty.getByPhone(n.tenant.id, '+31612345678')).redeemable_here).toBe(100);
+    expect((await n.cloud.services.loyalty.getByPhone(n.tenant.id, '+31612345678')).redeemable_here).toBe(204);
+
+    n.transport.offline = true;
+    const who = { tenantId: n.tenant.id, userId: null };
+    await n.appliance.services.loyalty.redeem(who, { customer_id: c.customer_id, points: 80 });
+    await expect(n.appliance.services.loyalty.redeem(who, { customer_id: c.customer_id, points: 30 })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: 'Onvoldoende punten om zonder de cloud in te wisselen: op deze kassa beschikbaar 20, gevraagd 30 (saldo 224).',
+    });
+    await n.cloud.services.loyalty.redeem(who, { customer_id: c.customer_id, points: 150 });
+    await expect(n.cloud.services.loyalty.redeem(who, { customer_id: c.customer_id, points: 60 })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: 'Onvoldoende punten: saldo 154, waarvan 100 gereserveerd voor de kassa in het restaurant; gevraagd 60.',
+    });
+    n.transport.offline = false;
+    await quiesce(n.appliance);
+    // 304 − 80 − 150: both sides agree, and the appliance's lease is topped up again from what the pool had left.
+    expect(await balance(n.cloud, n.tenant.id, '0612345678')).toBe(74);
+    expect(await balance(n.appliance, n.tenant.id, '0612345678')).toBe(74);
+    expect((await n.appliance.services.loyalty.getByPhone(n.tenant.id, '+31612345678')).redeemable_here).toBe(74);
+    expect((await n.cloud.services.loyalty.getByPhone(n.tenant.id, '+31612345678')).redeemable_here).toBe(0);
+    const leases = await n.cloud.handle.db.selectFrom('loyalty_leases').select(['points']).where('tenant_id', '=', n.tenant.id).orderBy('created_at').orderBy('id').execute();
+    expect(leases.map((l) => Number(l.points))).toEqual([100, 54]);
+    await expectConverged(n);
+  });
+
+  it('allowance 0: the appliance redeems only online, through the cloud; offline it is refused', async () => {
+    const n = await joined({ allowance: 0 });
+    n.appliance.services.loyalty.useCloudLink(n.transport);
+    await paid(n.appliance, n.tenant.id, n.menu, '0612345678', 4); // 58
+    await quiesce(n.appliance);
+    expect(await n.cloud.handle.db.selectFrom('loyalty_leases').select('id').execute()).toHaveLength(0);
+    const c = await n.appliance.services.loyalty.balanceByPhone(n.tenant.id, '0612345678');
+    const who = { tenantId: n.tenant.id, userId: n.tenant.staffId };
+    const r = await n.appliance.services.loyalty.redeem(who, { customer_id: c.customer_id, points: 20 });
+    expect(r).toMatchObject({ customer_id: c.customer_id, points_redeemed: 20, balance: 38, transaction: { type: 'redeem', points: -20 } });
+    const row = await n.cloud.handle.db.selectFrom('loyalty_transactions').selectAll().where('id', '=', r.transaction.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ pool: 'pool', device_id: n.device.id, origin: 'cloud', user_id: n.tenant.staffId });
+    n.transport.offline = true;
+    await expect(n.appliance.services.loyalty.redeem(who, { customer_id: c.customer_id, points: 10 })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('op deze kassa beschikbaar 0') });
+    n.transport.offline = false;
+    await quiesce(n.appliance);
+    expect(await balance(n.appliance, n.tenant.id, '0612345678')).toBe(38);
+    await expect(n.appliance.services.loyalty.redeem(who, { customer_id: c.customer_id, points: 39 })).rejects.toMatchObject({ code: 'CONFLICT', message: 'Onvoldoende punten: saldo 38, gevraagd 39.' });
+    await expectConverged(n);
+  });
+
+  it('online beyond the lease: the appliance returns its lease through sync and the cloud redeems the whole amount', async () => {
+    const n = await joined({ allowance: 100 });
+    n.appliance.services.loyalty.useCloudLink(n.transport);
+    await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 21); // 304; lease 100, pool 204
+    await quiesce(n.appliance);
+    const c = await n.appliance.services.loyalty.balanceByPhone(n.tenant.id, '0612345678');
+    const r = await n.appliance.services.loyalty.redeem({ tenantId: n.tenant.id, userId: null }, { customer_id: c.customer_id, points: 250 });
+    expect(r.balance).toBe(54);
+    await quiesce(n.appliance);
+    const leases = await n.cloud.handle.db.selectFrom('loyalty_leases').select(['points', 'origin']).where('tenant_id', '=', n.tenant.id).orderBy('created_at').orderBy('id').execute();
+    expect(leases.map((l) => [Number(l.points), l.origin === 'cloud' ? 'cloud' : 'kassa'])).toEqual([
+      [100, 'cloud'],
+      [-100, 'kassa'],
+      [54, 'cloud'],
+    ]);
+    expect(await balance(n.appliance, n.tenant.id, '0612345678')).toBe(54);
+    expect((await n.appliance.services.loyalty.getByPhone(n.tenant.id, '+31612345678')).redeemable_here).toBe(54);
+    await expectConverged(n);
+  });
+
+  it('a lost answer to an online redemption: the retry asks with the same id and the points are spent once', async () => {
+    const n = await joined({ allowance: 0 });
+    n.appliance.services.loyalty.useCloudLink(n.transport);
+    await paid(n.appliance, n.tenant.id, n.menu, '0612345678', 7); // 101
+    await quiesce(n.appliance);
+    const c = await n.appliance.services.loyalty.balanceByPhone(n.tenant.id, '0612345678');
+    const who = { tenantId: n.tenant.id, userId: null };
+    n.transport.faults.push('lose-response');
+    await expect(n.appliance.services.loyalty.redeem(who, { customer_id: c.customer_id, points: 60 })).rejects.toMatchObject({ code: 'CONFLICT' });
+    const retry = await n.appliance.services.loyalty.redeem(who, { customer_id: c.customer_id, points: 60 });
+    expect(retry.balance).toBe(41);
+    await quiesce(n.appliance);
+    expect(await balance(n.cloud, n.tenant.id, '0612345678')).toBe(41);
+    expect(await n.cloud.handle.db.selectFrom('loyalty_transactions').select('id').where('type', '=', 'redeem').execute()).toHaveLength(1);
+    await expectConverged(n);
+  });
+
+  it('a lowered allowance: the appliance returns the excess through sync (its job), and the cloud can spend it', async () => {
+    const n = await joined({ allowance: 100 });
+    await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 7); // 101: lease 100, pool 1
+    await quiesce(n.appliance);
+    await n.cloud.services.tenants.patchSettings(n.tenant.id, { loyalty_offline_allowance: 20 });
+    await quiesce(n.appliance);
+    await n.appliance.app.scheduler.run('loyalty-lease-returns');
+    await quiesce(n.appliance);
+    const c = await n.cloud.services.loyalty.balanceByPhone(n.tenant.id, '0612345678');
+    expect((await n.cloud.services.loyalty.getByPhone(n.tenant.id, '+31612345678')).redeemable_here).toBe(81);
+    await n.cloud.services.loyalty.redeem({ tenantId: n.tenant.id, userId: null }, { customer_id: c.customer_id, points: 81 });
+    await quiesce(n.appliance);
+    expect((await n.appliance.services.loyalty.getByPhone(n.tenant.id, '+31612345678')).redeemable_here).toBe(20);
+    await expectConverged(n);
+  });
+
+  it('a raised allowance or a new appliance: the cloud job renews the leases', async () => {
+    const n = await joined({ allowance: 0 });
+    await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 7); // 101, no lease
+    await n.cloud.services.tenants.patchSettings(n.tenant.id, { loyalty_offline_allowance: 50 });
+    await n.cloud.app.scheduler.run('loyalty-lease-renewal');
+    await quiesce(n.appliance);
+    expect((await n.appliance.services.loyalty.getByPhone(n.tenant.id, '+31612345678')).redeemable_here).toBe(50);
+    await expectConverged(n);
+  });
+
+  it('the cloud refuses a device that grants itself points, spends beyond its lease or spends the pool (rejected, nothing changed)', async () => {
+    const n = await joined({ allowance: 10 });
+    await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 7); // 101: lease 10
+    await quiesce(n.appliance);
+    const c = await n.cloud.services.loyalty.balanceByPhone(n.tenant.id, '0612345678');
+    const at = new Date().toISOString();
+    const tx = (points: number, pool: 'lease' | 'pool') => ({ id: newId(), customer_id: c.customer_id, type: 'redeem', points, pool, device_id: pool === 'lease' ? n.device.id : null, order_id: null, note: null, user_id: null, origin: n.device.id, created_at: at });
+    const ops = [
+      { entity: 'loyalty_lease', kind: 'loyalty.lease_granted', payload: { lease: { id: newId(), customer_id: c.customer_id, device_id: n.device.id, points: 500, origin: n.device.id, created_at: at } } },
+      { entity: 'loyalty_transaction', kind: 'loyalty.points_redeemed', payload: { transaction: tx(-11, 'lease') } },
+      { entity: 'loyalty_transaction', kind: 'loyalty.points_redeemed', payload: { transaction: tx(-5, 'pool') } },
+      { entity: 'loyalty_lease', kind: 'loyalty.lease_returned', payload: { lease: { id: newId(), customer_id: c.customer_id, device_id: n.device.id, points: -11, origin: n.device.id, created_at: at } } },
+    ].map((o, i) => ({ op_id: newId(), device_seq: 10_000 + i, entity_id: (o.payload as { lease?: { id: string }; transaction?: { id: string } }).lease?.id ?? (o.payload as { transaction: { id: string } }).transaction.id, created_at: at, ...o }));
+    const res = await n.cloud.app.inject({
+      method: 'POST',
+      url: '/api/v1/sync/push',
+      headers: { authorization: `Bearer ${n.transport.key}` },
+      payload: { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION, ops },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results.map((r: { status: string }) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    expect(await balance(n.cloud, n.tenant.id, '0612345678')).toBe(101);
+    expect((await n.cloud.services.loyalty.getByPhone(n.tenant.id, '+31612345678')).redeemable_here).toBe(91);
+  });
+});
+
+describe('loyalty sync: the same phone created on both sides during an outage', () => {
+  it('merges after sync: one customer, ledgers joined under the survivor, the merge recorded as a conflict and kept on the merged record', async () => {
+    const n = await joined();
+    n.transport.offline = true;
+    await n.cloud.services.loyalty.upsert({ tenantId: n.tenant.id, userId: null }, { phone: '+31612345678', name: 'Online Gast' });
+    await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 2); // 29 in the cloud
+    await n.appliance.services.loyalty.upsert({ tenantId: n.tenant.id, userId: null }, { phone: '06 12345678', name: 'Kassa Gast', email: 'gast@example.nl' });
+    await paid(n.appliance, n.tenant.id, n.menu, '0612345678', 1); // 14 on the appliance
+    n.transport.offline = false;
+    await quiesce(n.appliance);
+    for (const rt of [n.cloud, n.appliance]) {
+      const rows = await rt.handle.db.selectFrom('loyalty_customers').selectAll().where('tenant_id', '=', n.tenant.id).orderBy('created_at').execute();
+      expect(rows).toHaveLength(2);
+      const survivor = rows.find((r) => r.merged_into === null)!;
+      const merged = rows.find((r) => r.merged_into !== null)!;
+      expect(survivor).toMatchObject({ name: 'Online Gast', email: 'gast@example.nl', origin: 'cloud' });
+      expect(merged).toMatchObject({ merged_into: survivor.id, merged_at: expect.any(String), origin: n.device.id });
+      const view = await rt.services.loyalty.getByPhone(n.tenant.id, '+31612345678');
+      expect(view).toMatchObject({ id: survivor.id, balance: 43 });
+      expect(view.transactions.map((t) => t.points).sort()).toEqual([14, 29]);
+    }
+    const conflicts = await n.cloud.handle.db.selectFrom('sync_ops').select(['status', 'result']).where('status', '=', 'conflict').execute();
+    expect(conflicts).toHaveLength(1);
+    expect(JSON.parse(conflicts[0]!.result).reason).toMatch(/samengevoegd/);
+    expect(await n.appliance.handle.db.selectFrom('sync_op_results').select('status').execute()).toEqual([{ status: 'conflict' }]);
+    await expectConverged(n);
+  });
+});
+
+describe('loyalty sync: erasure', () => {
+  it('an erasure in the cloud reaches the appliance; an appliance that missed it does not bring the personal data back; totals unchanged', async () => {
+    const n = await joined();
+    const who = { tenantId: n.tenant.id, userId: null };
+    await paid(n.appliance, n.tenant.id, n.menu, '06 24681357', 3, 'Vera Verborgen'); // 43
+    await n.appliance.services.loyalty.upsert(who, { phone: '0624681357', email: 'vera@geheim.example' });
+    await quiesce(n.appliance);
+    n.transport.offline = true;
+    const c = await n.cloud.services.loyalty.balanceByPhone(n.tenant.id, '0624681357');
+    const before = await n.cloud.services.loyalty.exportCustomer(who, c.customer_id);
+    expect(before.orders).toHaveLength(1);
+    await n.cloud.services.loyalty.erase(who, c.customer_id);
+    // Offline, the appliance still knows the guest: a name change and another paid order with the number.
+    await n.appliance.services.loyalty.upsert(who, { phone: '+31 6 2468 1357', name: 'Vera V.', email: 'vera2@geheim.example' });
+    await paid(n.appliance, n.tenant.id, n.menu, '0624681357', 1, 'Vera Verborgen'); // 14
+    n.transport.offline = false;
+    await quiesce(n.appliance);
+    await n.cloud.services.loyalty.settled();
+    await n.appliance.services.loyalty.settled();
+    const needles = ['24681357', 'Vera', 'geheim.example'];
+    expect(await findEverywhere(n.cloud.handle.db, n.cloud.handle.dialect, needles)).toEqual([]);
+    expect(await findEverywhere(n.appliance.handle.db, 'sqlite', needles)).toEqual([]);
+    for (const rt of [n.cloud, n.appliance]) {
+      await expect(rt.services.loyalty.balanceByPhone(n.tenant.id, '0624681357')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      const rows = await rt.handle.db.selectFrom('loyalty_customers').selectAll().where('id', '=', c.customer_id).execute();
+      expect(rows).toEqual([expect.objectContaining({ phone: null, name: null, email: null, erased_at: expect.any(String) })]);
+      const points = await rt.handle.db.selectFrom('loyalty_transactions').select('points').where('customer_id', '=', c.customer_id).execute();
+      expect(points.reduce((s, p) => s + Number(p.points), 0)).toBe(57); // the history stays, anonymised
+    }
+    const refused = await n.cloud.handle.db.selectFrom('sync_ops').select('result').where('status', '=', 'conflict').execute();
+    expect(refused.map((r) => JSON.parse(r.result).reason)).toEqual(['Deze klant is gewist; de gewijzigde gegevens zijn niet bewaard.']);
+    await expectConverged(n);
+  });
+
+  it('an erasure on the appliance reaches the cloud, orders and change log included', async () => {
+    const n = await joined();
+    const who = { tenantId: n.tenant.id, userId: null };
+    await paid(n.cloud, n.tenant.id, n.menu, '0613572468', 2, 'Wim Weg');
+    await quiesce(n.appliance);
+    const c = await n.appliance.services.loyalty.balanceByPhone(n.tenant.id, '0613572468');
+    await n.appliance.services.loyalty.erase(who, c.customer_id);
+    await quiesce(n.appliance);
+    await n.cloud.services.loyalty.settled();
+    for (const [rt, dialect] of [[n.cloud, n.cloud.handle.dialect], [n.appliance, 'sqlite']] as const) {
+      expect(await findEverywhere(rt.handle.db, dialect, ['13572468', 'Wim Weg'])).toEqual([]);
+    }
+    expect(await n.cloud.handle.db.selectFrom('loyalty_privacy_log').select(['action', 'origin']).execute()).toEqual([{ action: 'erase', origin: n.device.id }]);
+    await expectConverged(n);
+  });
+});
+
+describe('loyalty sync: bootstrap', () => {
+  it('a new appliance bootstrapped by snapshot holds the same customers, ledger, leases and accounts', async () => {
+    const n = await joined({ allowance: 30 });
+    await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 5);
+    await paid(n.appliance, n.tenant.id, n.menu, '0687654321', 2);
+    await quiesce(n.appliance);
+    const { sync_key } = await n.cloud.services.sync.cloud.createDevice(n.tenant.id, 'Tweede kassa');
+    const late = await createAppliance(new FakeTransport(() => n.cloud, sync_key), { snapshotLimit: 2 });
+    await late.engine.syncOnce();
+    expect(await replicatedState(late, n.tenant.id)).toEqual(await replicatedState(n.cloud, n.tenant.id));
+    expect(await late.services.loyalty.balanceByPhone(n.tenant.id, '0612345678')).toMatchObject({ balance: 72 });
+    expect((await late.services.loyalty.getByPhone(n.tenant.id, '+31687654321')).balance).toBe(29);
+  });
+});
