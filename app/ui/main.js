@@ -12,6 +12,13 @@ import Login from './screens/login.js';
 export const SCREENS = [
   { path: '/keuken', label: 'Keuken', file: './screens/kitchen.js' },
   { path: '/bestellen', label: 'Nieuwe bestelling', file: './screens/new-order.js', nav: false },
+  { path: '/vloer', label: 'Plattegrond', file: './screens/floor.js' },
+  { path: '/reserveringen', label: 'Reserveringen', file: './screens/reservations.js' },
+  { path: '/haccp', label: 'Temperaturen', file: './screens/haccp.js' },
+  { path: '/controlelijsten', label: 'Controlelijsten', file: './screens/checklists.js' },
+  { path: '/voorraad', label: 'Voorraad', file: './screens/stock.js' },
+  { path: '/klanten', label: 'Klanten en punten', file: './screens/loyalty.js' },
+  { path: '/diensten', label: 'In- en uitklokken', file: './screens/shifts.js' },
 ];
 
 const WARN_AFTER_S = 5 * 60;
