@@ -121,6 +121,7 @@ async function validatePushed(trx: Tx, change: SyncChange, ctx: ApplyContext): P
     const c = parsePayload(PushedCreated, p, 'een bestelling');
     if (c.order.id !== change.entity_id) throw new RejectOp('Ongeldige bestelling.');
     await assertRefs(trx, ctx, 'products', c.order.items.map((i) => i.product_id), 'Een product van deze bestelling');
+    await assertRefs(trx, ctx, 'floor_tables', [c.order.table_id], 'De tafel van deze bestelling');
     await assertRefs(trx, ctx, 'users', [c.created_by, c.history?.user_id], 'De medewerker van deze bestelling');
     return { ...c, origin: change.origin };
   }
