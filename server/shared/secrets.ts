@@ -40,15 +40,6 @@ function parsePasswordHash(stored: string): { N: number; salt: Buffer; expected:
   return { N, salt, expected };
 }
 
-/**
- * Whether `stored` is a password hash this server would make itself: `scrypt$N$8$1$salt$key` with
- * this build's N, a 16-byte salt and a 32-byte key. What sync accepts (users.sync.ts).
- */
-export function isOwnPasswordHash(stored: string): boolean {
-  const parsed = parsePasswordHash(stored);
-  return parsed !== null && parsed.N === PARAMS.N;
-}
-
 /** A PIN hash as `hashPin` makes it: `scrypt-pin$` and a 32-byte key (base64url). */
 export function isOwnPinHash(stored: string): boolean {
   const m = /^scrypt-pin\$([A-Za-z0-9_-]{43})$/.exec(stored);
