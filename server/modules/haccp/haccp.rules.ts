@@ -110,6 +110,17 @@ export function weekdayOf(day: string): Weekday {
 /** Monday of the ISO week of `day`. */
 export const weekStart = (day: string): string => addDays(day, -WEEKDAYS.indexOf(weekdayOf(day)));
 
+/**
+ * Whether the restaurant is open on `day` by its `opening_hours` setting (weekday → time ranges).
+ * Daily checklists and unit readings are due on open days only: a bistro closed on Monday does not
+ * read its fridges then, and an inspector should not be shown those days as gaps. A restaurant
+ * without any opening hours set counts as open every day.
+ */
+export function openOn(openingHours: Partial<Record<Weekday, unknown[]>>, day: string): boolean {
+  const anyHours = WEEKDAYS.some((d) => (openingHours[d]?.length ?? 0) > 0);
+  return !anyHours || (openingHours[weekdayOf(day)]?.length ?? 0) > 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // When a checklist or a unit is due (used alike by the overdue job and the export's gap lists).
 

@@ -34,6 +34,7 @@ import {
   derivedId,
   nameKey,
   nl,
+  openOn,
   runCovers,
   temperatureStatus,
   unitDue,
@@ -194,12 +195,13 @@ export function createHaccpService(deps: {
   }
 
   /** The overdue incidents of one tenant at `now` that do not exist yet (docs/haccp.md "Overdue"). */
-  async function overdueCandidates(tenantId: string, now: Date, timeZone: string) {
+  async function overdueCandidates(tenantId: string, now: Date, timeZone: string, open: (day: string) => boolean) {
     const today = businessDay(now, timeZone);
     const origin = changes.origin;
     const out: Array<{ id: string; fields: Pick<IncidentRow, 'kind' | 'unit_id' | 'checklist_id' | 'log_id' | 'business_day' | 'description'> }> = [];
     for (const c of await repo.listChecklists(db, tenantId, false)) {
       for (const day of daysBetween(addDays(today, -OVERDUE_LOOKBACK_DAYS), today)) {
+        if (c.frequency === 'daily' && !open(day)) continue;
         const deadline = checklistDeadline({ ...c, weekday: c.weekday as Weekday | null }, day, timeZone);
         if (!deadline || deadline > now) continue;
         const from = c.frequency === 'daily' ? day : weekStart(day);
@@ -219,7 +221,7 @@ export function createHaccpService(deps: {
     }
     for (const u of await repo.listUnits(db, tenantId, false)) {
       for (const day of daysBetween(addDays(today, -OVERDUE_LOOKBACK_DAYS), addDays(today, -1))) {
-        if (!unitDue(u, day, timeZone)) continue;
+        if (!open(day) || !unitDue(u, day, timeZone)) continue;
         const n = await repo.countLogs(db, tenantId, u.id, day);
         if (n >= u.readings_per_day) continue;
         out.push({
@@ -542,9 +544,9 @@ export function createHaccpService(deps: {
       let recorded = 0;
       for (const tenantId of await repo.scheduledTenants(db)) {
         if (changes.origin === 'cloud' && deps.hasAppliance && (await deps.hasAppliance(tenantId))) continue;
-        const { timezone } = await tenants.getSettings(tenantId);
+        const { timezone, opening_hours } = await tenants.getSettings(tenantId);
         const now = clock.now();
-        const candidates = await overdueCandidates(tenantId, now, timezone);
+        const candidates = await overdueCandidates(tenantId, now, timezone, (day) => openOn(opening_hours, day));
         if (candidates.length === 0) continue;
         recorded += await changes.write(tenantId, async (w) => {
           let n = 0;
@@ -593,7 +595,7 @@ export function createHaccpService(deps: {
       const missing_readings: Export['missing_readings'] = [];
       for (const day of daysBetween(from, addDays(today, -1))) {
         for (const u of units) {
-          if (!unitDue(u, day, tz)) continue;
+          if (!openOn(settings.opening_hours, day) || !unitDue(u, day, tz)) continue;
           const recorded = readings.get(`${u.id}/${day}`) ?? 0;
           if (recorded < u.readings_per_day) missing_readings.push({ unit_id: u.id, unit_name: u.name, date: day, required: u.readings_per_day, recorded });
         }
@@ -601,6 +603,7 @@ export function createHaccpService(deps: {
       const missed_checklists: Export['missed_checklists'] = [];
       for (const day of daysBetween(from, today)) {
         for (const c of checklists) {
+          if (c.frequency === 'daily' && !openOn(settings.opening_hours, day)) continue;
           const deadline = checklistDeadline({ ...c, weekday: c.weekday as Weekday | null }, day, tz);
           if (!deadline || deadline > now) continue;
           if (runs.some((r) => r.checklist_id === c.id && runCovers(c, r.business_day, day))) continue;

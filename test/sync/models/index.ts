@@ -1,7 +1,12 @@
 import type { AreaModel } from './types.js';
+import { stockModel } from './stock.js';
+import { haccpModel } from './haccp.js';
 
 /**
  * The areas that take part in the sync convergence property, one line each (see ./types.ts).
  * Their commands are mixed into the core stream (users, settings, orders, menu, sync steps, faults).
  */
-export const AREA_MODELS: AreaModel[] = [];
+export const AREA_MODELS: AreaModel[] = [
+  stockModel,
+  haccpModel,
+];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../server/shared/clock.js';
 import { OVERDUE_JOB } from '../../../../server/modules/haccp/haccp.routes.js';
 import { createTestApp, type TestApp } from '../../../helpers/app.js';
-import { api, setup } from './helpers.js';
+import { api, EVERY_DAY, setup } from './helpers.js';
 
 /**
  * The overdue job (issue 10 "Overdue checks") with an injected clock: the test moves a ManualClock
@@ -156,23 +156,52 @@ describe('overdue job (registered with the scheduler, injected clock)', () => {
     expect(exp.missed_checklists.map((m) => m.date)).toEqual(['2026-06-10']);
   });
 
+  it('days the restaurant is closed (opening_hours) are not due for daily lists and readings; a weekly list is due on its weekday regardless', async () => {
+    const clock = new ManualClock('2026-06-05T06:00:00Z'); // Friday
+    // The default hours: closed on Monday.
+    const { t, r } = await setup({ clock, openingHours: { tue: [['17:00', '22:00']], wed: [['17:00', '22:00']], thu: [['17:00', '22:00']], fri: [['12:00', '23:00']], sat: [['12:00', '23:00']], sun: [['12:00', '21:00']] } });
+    const h = t.services.haccp;
+    await h.createUnit(r.id, { name: 'Koelcel 1', unit_type: 'koelcel', target_max: 4 });
+    const opening = await h.createChecklist(r.id, { name: 'Opening', frequency: 'daily', deadline: '11:00', items: [{ label: 'a' }] });
+    await h.runChecklist({ tenantId: r.id, userId: null }, opening.id, { completed_items: [] }); // Friday: in time
+    await h.createChecklist(r.id, { name: 'Weekschoonmaak', frequency: 'weekly', weekday: 'mon', deadline: '12:00', items: [{ label: 'b' }] });
+    // Nothing is done at all from Saturday to Tuesday morning.
+    await tick(t, '2026-06-06T10:00:00Z'); // Saturday 12:00: the opening list is overdue
+    await tick(t, '2026-06-07T10:00:00Z'); // Sunday 12:00: again, and Saturday's readings
+    await tick(t, '2026-06-08T10:30:00Z'); // Monday 12:30: closed, but the weekly list is due; Sunday's readings
+    await tick(t, '2026-06-09T06:00:00Z'); // Tuesday 08:00: Monday (closed) owed no readings
+    const got = (await incidents(t, r.id)).map((i) => `${i.day} ${i.kind}${i.checklist_id ? '' : ' (meetpunt)'}`);
+    expect(got).toEqual([
+      '2026-06-06 checklist_overdue',
+      '2026-06-06 readings_missing (meetpunt)',
+      '2026-06-07 checklist_overdue',
+      '2026-06-07 readings_missing (meetpunt)',
+      '2026-06-08 checklist_overdue',
+    ]);
+    expect((await incidents(t, r.id)).find((i) => i.day === '2026-06-08')!.description).toContain('Weekschoonmaak');
+    const exp = await h.export(r.id, 5);
+    expect(exp.missing_readings.map((m) => m.date)).toEqual(['2026-06-06', '2026-06-07']);
+    expect(exp.missed_checklists.map((m) => `${m.date} ${m.name}`)).toEqual(['2026-06-06 Opening', '2026-06-07 Opening', '2026-06-08 Weekschoonmaak']);
+  });
+
   it('the cloud leaves a restaurant with an appliance to the appliance, and an archived list is no longer due', async () => {
-    const clock = new ManualClock('2026-05-04T06:00:00Z');
+    const clock = new ManualClock('2026-05-06T06:00:00Z');
     const t = await createTestApp({ clock, env: { ROLE: 'cloud', DATABASE_URL: 'postgres://127.0.0.1:5432/unused' } });
     const a = await t.seedTenant();
     const b = await t.seedTenant();
+    for (const tenant of [a, b]) await t.services.tenants.patchSettings(tenant.id, { opening_hours: EVERY_DAY as never });
     for (const tenant of [a, b]) await t.services.haccp.createChecklist(tenant.id, { name: 'Opening', frequency: 'daily', deadline: '11:00', items: [{ label: 'x' }] });
     const { device } = await t.services.sync.cloud.createDevice(a.id, 'Kassa');
-    await tick(t, '2026-05-04T10:00:00Z');
+    await tick(t, '2026-05-06T10:00:00Z');
     expect(await incidents(t, a.id)).toEqual([]);
     expect(await incidents(t, b.id)).toHaveLength(1);
     await t.services.sync.cloud.revokeDevice(a.id, device.id);
-    await tick(t, '2026-05-04T10:05:00Z');
+    await tick(t, '2026-05-06T10:05:00Z');
     expect(await incidents(t, a.id)).toHaveLength(1);
     const list = (await t.services.haccp.listChecklists(b.id))[0]!;
     await t.services.haccp.archiveChecklist(b.id, list.id);
-    await tick(t, '2026-05-05T12:00:00Z');
-    expect((await incidents(t, b.id)).map((i) => i.day)).toEqual(['2026-05-04']);
-    expect((await incidents(t, a.id)).map((i) => i.day)).toEqual(['2026-05-04', '2026-05-05']);
+    await tick(t, '2026-05-07T12:00:00Z');
+    expect((await incidents(t, b.id)).map((i) => i.day)).toEqual(['2026-05-06']);
+    expect((await incidents(t, a.id)).map((i) => i.day)).toEqual(['2026-05-06', '2026-05-07']);
   });
 });

@@ -7,10 +7,17 @@ export interface HaccpSetup {
   admin: string;
 }
 
-/** An app (mutation limit raised: these tests post a lot) with one restaurant and its two sessions. */
-export async function setup(opts: { clock?: TestApp['clock'] } = {}): Promise<HaccpSetup> {
+/** Open every day of the week (the default settings close on Monday, when nothing is due). */
+export const EVERY_DAY = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['10:00', '23:00']]])) as Record<string, [string, string][]>;
+
+/**
+ * An app (mutation limit raised: these tests post a lot) with one restaurant, open every day unless
+ * `openingHours` says otherwise, and its two sessions.
+ */
+export async function setup(opts: { clock?: TestApp['clock']; openingHours?: Record<string, [string, string][]> } = {}): Promise<HaccpSetup> {
   const t = await createTestApp({ env: { RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000' }, ...(opts.clock ? { clock: opts.clock } : {}) });
   const r = await t.seedTenant();
+  await t.services.tenants.patchSettings(r.id, { opening_hours: opts.openingHours ?? EVERY_DAY });
   const [staff, admin] = [await r.staffCookie(), await r.adminCookie()];
   return { t, r, staff, admin };
 }
