@@ -19,6 +19,13 @@ export const SCREENS = [
   { path: '/voorraad', label: 'Voorraad', file: './screens/stock.js' },
   { path: '/klanten', label: 'Klanten en punten', file: './screens/loyalty.js' },
   { path: '/diensten', label: 'In- en uitklokken', file: './screens/shifts.js' },
+  { path: '/beheer/inzichten', label: 'Inzichten', file: './admin/insights.js', admin: true },
+  { path: '/beheer/menu', label: 'Menu en recepten', file: './admin/menu.js', admin: true },
+  { path: '/beheer/tafels', label: 'Tafels', file: './admin/tables.js', admin: true },
+  { path: '/beheer/medewerkers', label: 'Medewerkers', file: './admin/users.js', admin: true },
+  { path: '/beheer/locaties', label: 'Locaties', file: './admin/locations.js', admin: true },
+  { path: '/beheer/koppelingen', label: 'API-sleutels en webhooks', file: './admin/integrations.js', admin: true },
+  { path: '/beheer/instellingen', label: 'Instellingen', file: './admin/settings.js', admin: true },
 ];
 
 const WARN_AFTER_S = 5 * 60;
@@ -66,8 +73,16 @@ function Lazy({ screen, query }) {
   const [mod, setMod] = useState(/** @type {any} */ (null));
   const [error, setError] = useState('');
   useEffect(() => {
+    let current = true; // a slower earlier import must not replace the screen asked for later
     setMod(null);
-    import(screen.file).then(setMod, (err) => setError(`Dit scherm kon niet laden: ${err.message}`));
+    setError('');
+    import(screen.file).then(
+      (m) => current && setMod(m),
+      (err) => current && setError(`Dit scherm kon niet laden: ${err.message}`),
+    );
+    return () => {
+      current = false;
+    };
   }, [screen.file]);
   if (error) return html`<p class="error">${error}</p>`;
   if (!mod) return html`<p class="muted">Laden…</p>`;
