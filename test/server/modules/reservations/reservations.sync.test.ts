@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { replicatedState, twoNodes, type Appliance } from '../../../sync/harness.js';
+import type { SeededTenant } from '../../../helpers/app.js';
+
+/**
+ * Capacity across sync (docs/reservations.md): the cloud is the one authority for bookable capacity.
+ * Friday 20 November 2026, 13:00 in Amsterdam on both clocks.
+ */
+async function joined(tables: Array<[string, number]>) {
+  const nodes = await twoNodes();
+  const { cloud, tenant, appliance } = nodes;
+  const zone = await cloud.services.floor.createZone(tenant.id, { name: 'binnen' });
+  const ids: Record<string, string> = {};
+  for (const [name, seats] of tables) ids[name] = (await cloud.services.floor.createTable(tenant.id, { zone_id: zone.id, name, seats, x: 0, y: 0 })).id;
+  await appliance.engine.syncOnce();
+  return { ...nodes, ids };
+}
+
+async function quiesce(appliance: Appliance) {
+  for (let i = 0; i < 6; i++) {
+    const r = await appliance.engine.syncOnce();
+    if (r.pushed === 0 && r.pulled === 0) return;
+  }
+}
+
+async function staffCookie(appliance: Appliance, tenant: SeededTenant) {
+  const res = await appliance.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { slug: tenant.slug, pin: tenant.staffPin } });
+  return `ck_token=${res.cookies.find((c) => c.name === 'ck_token')!.value}`;
+}
+
+const guest = { name: 'Fam. Jansen', phone: '0612345678' };
+
+describe('sync: reservations', () => {
+  it('a booking taken by the cloud reaches the appliance’s reservation list (and its live status)', async () => {
+    const { cloud, tenant, appliance, ids } = await joined([['T1', 4]]);
+    const res = await cloud.req({ method: 'POST', url: `/api/v1/public/reservations/${tenant.slug}`, payload: { ...guest, date: '2026-11-20', time: '17:30', party_size: 3 } });
+    expect(res.statusCode).toBe(201);
+    await quiesce(appliance);
+    const cookie = await staffCookie(appliance, tenant);
+    const list = await appliance.app.inject({ method: 'GET', url: '/api/v1/reservations?date=2026-11-20', headers: { cookie } });
+    expect(list.statusCode).toBe(200);
+    expect(list.json().data).toEqual([expect.objectContaining({ id: res.json().id, time: '17:30', party_size: 3, name: 'Fam. Jansen', table_name: 'T1', source: 'web', status: 'booked', conflict: null })]);
+    // 16:45 in Amsterdam: within the hour; the appliance's own minute job announces it to its tablets.
+    appliance.clock.set('2026-11-20T15:45:00Z');
+    await appliance.app.scheduler.run('floor.status');
+    expect((await appliance.services.floor.floorplan(tenant.id)).zones[0]!.tables[0]).toMatchObject({ id: ids.T1, status: 'gereserveerd', reservation: { time: '17:30' } });
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('a walk-in booked offline for a table the cloud gave away meanwhile moves to another free table, visibly', async () => {
+    const { cloud, tenant, appliance, transport, ids } = await joined([['T1', 2], ['T2', 2]]);
+    transport.offline = true;
+    // Online, a guest books 19:00 and gets T1; offline, staff give T1 at 19:00 to a caller.
+    const online = await cloud.req({ method: 'POST', url: `/api/v1/public/reservations/${tenant.slug}`, payload: { ...guest, date: '2026-11-20', time: '19:00', party_size: 2 } });
+    expect(online.statusCode).toBe(201);
+    const offline = await appliance.services.reservations.bookStaff({ tenantId: tenant.id, userId: null }, { date: '2026-11-20', time: '19:00', party_size: 2, name: 'Telefoon', table_id: ids.T1 });
+    expect(offline.table_name).toBe('T1');
+    transport.offline = false;
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) {
+      const moved = await side.services.reservations.get(tenant.id, offline.id);
+      expect(moved).toMatchObject({ table_name: 'T2', conflict: 'Tafel T1 was op dat moment al gereserveerd; deze reservering staat nu op tafel T2.' });
+      expect((await side.services.reservations.get(tenant.id, online.json().id)).table_name).toBe('T1');
+    }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('an offline walk-in that collides with no table left is kept with a conflict for staff to resolve; resolving it syncs', async () => {
+    const { cloud, tenant, appliance, transport, ids } = await joined([['T1', 2]]);
+    transport.offline = true;
+    const online = await cloud.req({ method: 'POST', url: `/api/v1/public/reservations/${tenant.slug}`, payload: { ...guest, date: '2026-11-20', time: '19:00', party_size: 2 } });
+    expect(online.statusCode).toBe(201);
+    const offline = await appliance.services.reservations.bookStaff({ tenantId: tenant.id, userId: null }, { date: '2026-11-20', time: '19:30', party_size: 2, name: 'Loopt binnen' });
+    expect(offline.table_id).toBe(ids.T1);
+    transport.offline = false;
+    await quiesce(appliance);
+    const cookie = await staffCookie(appliance, tenant);
+    const list = (await appliance.app.inject({ method: 'GET', url: '/api/v1/reservations?date=2026-11-20', headers: { cookie } })).json().data;
+    const conflictNote = 'Dubbel geboekt: tafel T1 is op 2026-11-20 om 19:30 al gereserveerd en er is geen andere tafel vrij. Verplaats of annuleer een van de reserveringen.';
+    expect(list.map((r: { name: string; table_name: string; conflict: string | null }) => [r.name, r.table_name, r.conflict])).toEqual([
+      ['Fam. Jansen', 'T1', null],
+      ['Loopt binnen', 'T1', conflictNote],
+    ]);
+    const status = (await appliance.app.inject({ method: 'GET', url: '/api/v1/sync/status', headers: { cookie } })).json();
+    expect(status.conflicts).toBe(1);
+    // Staff resolve it: the web guest cancels by phone. The walk-in's conflict clears, on both sides.
+    const cancel = await appliance.app.inject({ method: 'PATCH', url: `/api/v1/reservations/${online.json().id}`, headers: { cookie }, payload: { status: 'cancelled' } });
+    expect(cancel.statusCode).toBe(200);
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) expect((await side.services.reservations.get(tenant.id, offline.id)).conflict).toBeNull();
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+});
