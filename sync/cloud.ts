@@ -511,13 +511,14 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     async pull(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor: number; limit: number; wait: number }, signal?: AbortSignal): Promise<PullResponse> {
       checkVersions(q.protocol_version, q.schema_version);
       // A pull is contact too (an idle appliance only long-polls): the cloud's public ordering reads
-      // last_seen_at to tell a silent appliance (issue 12). At most one write per 15 s per device.
+      // last_seen_at to tell a silent appliance, and a contact after an order was committed means the
+      // appliance has it (issue 12). At most one write per 2 s per device.
       const seenAt = clock.now();
       await db
         .updateTable('sync_devices')
         .set({ last_seen_at: seenAt.toISOString() })
         .where('id', '=', device.id)
-        .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', new Date(seenAt.getTime() - 15_000).toISOString())]))
+        .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', new Date(seenAt.getTime() - 2_000).toISOString())]))
         .execute()
         .catch(() => {});
       let wake: (() => void) | undefined;
