@@ -1,0 +1,63 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { lane } from './db.js';
+
+/**
+ * Browser tests (ARCHITECTURE §7): Debian's Chromium (/usr/bin/chromium) driven by playwright-core,
+ * never a bundled browser download. They run in the sqlite lane (the database is not the point) and
+ * fail loudly under CI when Chromium is missing (.ci/run installs it).
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+export const haveChromium = existsSync(CHROMIUM);
+export const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Screenshots for a person to look at. */
+export const SHOT_DIR = process.env.UI_SHOT_DIR ?? path.join(tmpdir(), 'staff-app-shots');
+
+/** `describe` for a browser suite: runs it where it can, otherwise says loudly why not (and fails under CI). */
+export function describeBrowser(name: string, body: () => void): void {
+  if (lane !== 'sqlite') {
+    describe(name, () => {
+      it.skip('SKIPPED in the postgres lane: browser tests run in the sqlite lane only (the database is not the point)', () => {});
+    });
+  } else if (!haveChromium) {
+    describe(name, () => {
+      if (process.env.CI) {
+        it('Chromium is required under CI', () => {
+          throw new Error(`Chromium not installed at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium); .ci/run does this.`);
+        });
+      } else {
+        console.warn(`\n!! SKIPPED: Chromium not installed at ${CHROMIUM} — '${name}' did not run.\n`);
+        it.skip(`SKIPPED: Chromium not installed at ${CHROMIUM}`, () => {});
+      }
+    });
+  } else {
+    describe(name, body);
+  }
+}
+
+export async function launch(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  mkdirSync(SHOT_DIR, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 60_000 });
+}
+
+/**
+ * A fresh device (own cookies) at a viewport; every request to anything but this machine's server is
+ * aborted and recorded in `external` (the apps load nothing from outside).
+ */
+export async function device(browser: Browser, opts: { width: number; height: number; touch?: boolean; external?: string[]; contexts?: BrowserContext[] }): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width: opts.width, height: opts.height }, hasTouch: opts.touch ?? true, locale: 'nl-NL' });
+  opts.contexts?.push(ctx);
+  const page = await ctx.newPage();
+  page.on('pageerror', (err) => console.error('pageerror:', err.message));
+  await page.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
+    opts.external?.push(route.request().url());
+    return route.abort();
+  });
+  return page;
+}
+
+export const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOT_DIR, `${name}.png`) });
