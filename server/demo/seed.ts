@@ -14,6 +14,7 @@ import type { User } from '../modules/users/users.schemas.js';
 import type { Product } from '../modules/menu/menu.schemas.js';
 import { seedMenu } from './menu.js';
 import { seedOrders } from './orders.js';
+import { seedHaccp } from './haccp.js';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Bistro De Gouden Lepel';
@@ -95,6 +96,7 @@ export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['staff', seedStaff],
   ['menu', seedMenu],
   ['orders', seedOrders],
+  ['haccp', seedHaccp],
 ];
 
 export function demoUrl(config: Pick<Config, 'host' | 'port'>): string {
