@@ -55,11 +55,15 @@ export async function seedHaccp(ctx: DemoContext): Promise<void> {
   const closing = await haccp.createChecklist(tenant.id, { name: 'Sluiting keuken', frequency: 'daily', deadline: '23:45', items: CLOSING.map((label) => ({ label })) });
   if (weeks === 0) return;
 
-  // The forgotten day: ten days ago, or the nearest open day before it; the kritiek reading three weeks ago.
-  let forgotten = addDays(today, -10);
-  while (!openOn(opening_hours, forgotten)) forgotten = addDays(forgotten, -1);
-  let hotDay = addDays(today, -21);
-  while (!openOn(opening_hours, hotDay)) hotDay = addDays(hotDay, -1);
+  // The forgotten day about ten days ago, the kritiek reading about three weeks ago: open days inside the history.
+  const openDayNear = (back: number): string => {
+    let day = addDays(today, -Math.min(back, weeks * 7 - 1));
+    while (!openOn(opening_hours, day) && day > first) day = addDays(day, -1);
+    while (!openOn(opening_hours, day) && day < today) day = addDays(day, 1);
+    return day;
+  };
+  const forgotten = openDayNear(10);
+  const hotDay = openDayNear(20);
 
   let readings = 0;
   let runs = 0;
