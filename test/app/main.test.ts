@@ -3,13 +3,12 @@ import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import jsQR from 'jsqr';
-import { PNG } from 'pngjs';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { runShell, type ElectronLike, type MenuItemSpec, type QuitEvent } from '../../app/shell.js';
 import { start as realStart } from '../../server/main.js';
 import type { Config } from '../../server/config.js';
 import { lane } from '../helpers/db.js';
+import { decodeQrPng } from '../helpers/qr.js';
 
 /**
  * The Electron main process with a fake `electron` (the real binary is never needed): single
@@ -231,8 +230,7 @@ describe.runIf(lane === 'sqlite')('desktop shell (app/shell.ts with a fake elect
     await vi.waitFor(() => expect(FakeWindow.all.some((w) => w.url?.startsWith('data:text/html'))).toBe(true));
     const html = decodeURIComponent(FakeWindow.all.find((w) => w.url?.startsWith('data:text/html'))!.url!.split(',').slice(1).join(','));
     expect(html).toContain(shell.tabletUrl);
-    const png = PNG.sync.read(Buffer.from(/src="data:image\/png;base64,([^"]+)"/.exec(html)![1]!, 'base64'));
-    expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(shell.tabletUrl);
+    expect(decodeQrPng(Buffer.from(/src="data:image\/png;base64,([^"]+)"/.exec(html)![1]!, 'base64'))).toBe(shell.tabletUrl);
 
     // "Nu back-up maken": a verified copy in DATA_DIR/backups, and the tray says so.
     const note = await shell.backupNow();
