@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { PostResult } from './webhooks.outbound.js';
 import { webhooksRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks.schemas.js';
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks.schemas.js';
 
 /** Where the worker sets its wake-ups: real timers in production, a fake in tests (with a ManualClock). */
 export interface Timers {
@@ -29,6 +29,8 @@ export interface DeliveryWorkerOptions {
   send: (delivery: DeliveryRow, webhook: SubscriptionRow) => Promise<PostResult>;
   /** How long a claim keeps other nodes off a delivery (far longer than one attempt's 10 s). */
   leaseMs?: number;
+  /** The longest one attempt can take (its timeout), for keeping every attempt inside its claim. */
+  attemptMs?: number;
   /** Deliveries claimed per statement. */
   batchSize?: number;
   /** Once started, look at least this often (deliveries other nodes queued, leases of dead nodes). */
@@ -53,6 +55,7 @@ export interface DeliveryWorkerOptions {
 export class DeliveryWorker {
   private readonly timers: Timers;
   private readonly leaseMs: number;
+  private readonly attemptMs: number;
   private readonly batchSize: number;
   private readonly pollMs: number;
   private started = false;
@@ -66,6 +69,7 @@ export class DeliveryWorker {
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.timers = opts.timers ?? realTimers;
     this.leaseMs = opts.leaseMs ?? 60_000;
+    this.attemptMs = opts.attemptMs ?? ATTEMPT_TIMEOUT_MS;
     this.batchSize = opts.batchSize ?? 20;
     this.pollMs = opts.pollMs ?? 5_000;
   }
@@ -145,7 +149,22 @@ export class DeliveryWorker {
     const claimed = await webhooksRepository.claimDue(db, dialect, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString(), token, this.batchSize);
     if (claimed.length === 0) return 0;
     const hooks = new Map((await webhooksRepository.byIds(db, [...new Set(claimed.map((d) => d.webhook_id))])).map((w) => [w.id, w]));
-    await Promise.all(claimed.map((d) => this.attempt(d, hooks.get(d.webhook_id), token)));
+    // Webhooks in parallel; one webhook's deliveries one after another, oldest first, so a receiver
+    // normally sees an order's events in the order they happened (not guaranteed: retries reorder).
+    const byHook = new Map<string, DeliveryRow[]>();
+    // (RETURNING gives no order; ids are time-ordered and made in change-log order.)
+    claimed.sort((a, b) => (a.next_attempt_at ?? '').localeCompare(b.next_attempt_at ?? '') || a.id.localeCompare(b.id));
+    for (const d of claimed) byHook.set(d.webhook_id, [...(byHook.get(d.webhook_id) ?? []), d]);
+    // Never send under a claim that may have run out: what cannot start in time goes back to the queue.
+    const startBy = now.getTime() + this.leaseMs - 2 * this.attemptMs;
+    await Promise.all(
+      [...byHook].map(async ([hookId, rows]) => {
+        for (const d of rows) {
+          if (clock.now().getTime() > startBy) await webhooksRepository.finish(db, d.id, token, {});
+          else await this.attempt(d, hooks.get(hookId), token);
+        }
+      }),
+    );
     return claimed.length;
   }
 

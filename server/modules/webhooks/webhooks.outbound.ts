@@ -98,7 +98,8 @@ export class AddressRefused extends Error {
     readonly address: string,
     readonly reason: string,
   ) {
-    super(`'${host}' wijst naar ${address}: ${REASON_TEXT[reason] ?? reason}. De cloud stuurt geen webhooks naar zulke adressen (WEBHOOK_ALLOW_PRIVATE staat uit).`);
+    const what = REASON_TEXT[reason] ?? reason;
+    super(`${host === address ? `${address} is ${what}` : `'${host}' wijst naar ${address}: ${what}`}. De cloud stuurt geen webhooks naar zulke adressen (WEBHOOK_ALLOW_PRIVATE staat uit).`);
     this.name = 'AddressRefused';
   }
 }
