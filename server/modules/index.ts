@@ -38,6 +38,8 @@ import { createPaymentProviders } from './payments/providers.js';
 import { publicRoutes } from './public/public.routes.js';
 import { createPublicOrdersService } from './public/public.service.js';
 import { createShiftsService } from './shifts/shifts.service.js';
+import { wasteRoutes } from './waste/waste.routes.js';
+import { createWasteService } from './waste/waste.service.js';
 import { floorRoutes } from './floor/floor.routes.js';
 import { createFloorService } from './floor/floor.service.js';
 import { reservationsRoutes } from './reservations/reservations.routes.js';
@@ -87,8 +89,14 @@ export function createServices(deps: CoreDeps) {
   const apiKeys = createApiKeysService({ db, changes, clock });
   const webhooks = createWebhooksService({ db, dialect: handle.dialect, changes, clock, config: deps.config, tenants });
   // Insights (issue 13): forecast and analytics read orders; shifts use the forecast for the roster.
+  // Waste books its stock removal through stock (same transaction) and lowers dishes' margins in analytics.
   const forecast = createForecastService({ db, clock, tenants });
-  const insights = createAnalyticsService({ db, clock, tenants, menu });
+  const waste = createWasteService({ db, changes, clock, tenants, menu, stock, dataDir: deps.config.dataDir });
+  const insights = createAnalyticsService({
+    db, clock, tenants, menu,
+    wasteCosts: (tenantId, from, to, sold) => waste.costByDish(tenantId, from, to, sold),
+    recipeCosts: async (tenantId, ids) => new Map(await Promise.all(ids.map(async (id) => [id, await stock.recipeCost(tenantId, id).catch(() => null)] as const))),
+  });
   const shifts = createShiftsService({ db, changes, tenants, forecast });
   // Payments and public ordering (issue 12): Mollie with MOLLIE_API_KEY, else the built-in simulator.
   // Pay-at-table pays the floor plan's bills (floor.billForTable, floor.recordBillPayment).
@@ -99,7 +107,7 @@ export function createServices(deps: CoreDeps) {
     db, changes, clock, tenants, users,
     hasAppliance: async (tenantId) => (await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null),
   });
-  return { loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, payments, publicOrders };
+  return { loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, waste, payments, publicOrders };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -127,6 +135,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(analyticsRoutes, { insights: services.insights });
       await api.register(forecastRoutes, { forecast: services.forecast });
       await api.register(shiftsRoutes, { shifts: services.shifts });
+      await api.register(wasteRoutes, { waste: services.waste });
       await api.register(paymentsRoutes, { payments: services.payments });
       await api.register(publicRoutes, { publicOrders: services.publicOrders });
       await api.register(haccpRoutes, { haccp: services.haccp, pdf: chromiumPdfRenderer() });

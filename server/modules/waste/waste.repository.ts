@@ -1,0 +1,68 @@
+import type { Executor } from '../../db/connection.js';
+import type { WasteEntriesTable } from '../../db/database.js';
+
+export type WasteRow = WasteEntriesTable;
+
+/** The only Kysely of waste. Periods are business days (the tenant's calendar dates). */
+export const wasteRepository = {
+  insert: (db: Executor, row: WasteRow) => db.insertInto('waste_entries').values(row).execute(),
+
+  find: (db: Executor, tenantId: string, id: string) =>
+    db.selectFrom('waste_entries').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
+
+  list: (db: Executor, tenantId: string, from: string, to: string, limit: number, offset: number) =>
+    db
+      .selectFrom('waste_entries')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('business_day', '>=', from)
+      .where('business_day', '<=', to)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+
+  count: async (db: Executor, tenantId: string, from: string, to: string) =>
+    Number(
+      (
+        await db
+          .selectFrom('waste_entries')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('tenant_id', '=', tenantId)
+          .where('business_day', '>=', from)
+          .where('business_day', '<=', to)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+
+  byReason: (db: Executor, tenantId: string, from: string, to: string) =>
+    db
+      .selectFrom('waste_entries')
+      .select((eb) => ['reason', eb.fn.countAll<number>().as('entries'), eb.fn.sum<number>('cost_cents').as('cost_cents')])
+      .where('tenant_id', '=', tenantId)
+      .where('business_day', '>=', from)
+      .where('business_day', '<=', to)
+      .groupBy('reason')
+      .execute(),
+
+  byProduct: (db: Executor, tenantId: string, from: string, to: string) =>
+    db
+      .selectFrom('waste_entries')
+      .select((eb) => ['product_id', eb.fn.countAll<number>().as('entries'), eb.fn.sum<number>('quantity').as('quantity'), eb.fn.sum<number>('cost_cents').as('cost_cents')])
+      .where('tenant_id', '=', tenantId)
+      .where('business_day', '>=', from)
+      .where('business_day', '<=', to)
+      .groupBy('product_id')
+      .execute(),
+
+  byDay: (db: Executor, tenantId: string, from: string, to: string) =>
+    db
+      .selectFrom('waste_entries')
+      .select((eb) => ['business_day', eb.fn.sum<number>('cost_cents').as('cost_cents')])
+      .where('tenant_id', '=', tenantId)
+      .where('business_day', '>=', from)
+      .where('business_day', '<=', to)
+      .groupBy('business_day')
+      .execute(),
+};
