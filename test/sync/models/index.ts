@@ -1,6 +1,8 @@
 import type { AreaModel } from './types.js';
 import { stockModel } from './stock.js';
 import { haccpModel } from './haccp.js';
+import { floorModel } from './floor.js';
+import { paymentsModel } from './payments.js';
 
 /**
  * The areas that take part in the sync convergence property, one line each (see ./types.ts).
@@ -9,4 +11,6 @@ import { haccpModel } from './haccp.js';
 export const AREA_MODELS: AreaModel[] = [
   stockModel,
   haccpModel,
+  floorModel,
+  paymentsModel,
 ];
