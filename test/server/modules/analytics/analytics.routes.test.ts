@@ -106,6 +106,58 @@ describe('GET /analytics/menu-engineering', () => {
   });
 });
 
+describe('GET /analytics/menu-engineering: the waste-adjusted class', () => {
+  it('waste booked against a star (its own and its ingredients’) turns it into a plowhorse; ingredient waste is shared by what each dish consumed', async () => {
+    const { t, r, p, staff } = await setup();
+    const A = await p('Biefstuk', 1500, 500);
+    const B = await p('Friet', 500, 300);
+    const C = await p('Kreeft', 2000, 800);
+    const D = await p('Soep', 600, 300);
+    const E = await p('Risotto', 1200, 400);
+    const ingredient = async (name: string, cost_cents: number, unit: 'kg' | 'liter') => (await t.services.menu.createProduct(r.id, { name, price_cents: 0, cost_cents, unit, on_menu: false })).id;
+    const haas = await ingredient('Runderhaas', 2000, 'kg');
+    const room = await ingredient('Room', 1000, 'liter');
+    const zout = await ingredient('Zout', 100, 'kg');
+    await t.services.stock.putRecipe(r.id, A, { ingredients: [{ product_id: haas, quantity: 0.2 }] });
+    await t.services.stock.putRecipe(r.id, C, { ingredients: [{ product_id: room, quantity: 0.1 }] });
+    await t.services.stock.putRecipe(r.id, E, { ingredients: [{ product_id: room, quantity: 0.05 }] });
+    await orderAt(t, r.id, '2026-11-10T12:00:00.000Z', [{ product_id: A, quantity: 30 }, { product_id: B, quantity: 30 }]);
+    await orderAt(t, r.id, '2026-11-12T18:00:00.000Z', [{ product_id: C, quantity: 10 }, { product_id: D, quantity: 12 }, { product_id: E, quantity: 18 }]);
+    const waste = async (at: string, product_id: string, quantity: number) => {
+      t.clock.set(at);
+      await t.services.waste.record({ tenantId: r.id, userId: r.staffId }, { product_id, quantity, reason: 'bederf' });
+    };
+    await waste('2026-11-11T20:00:00.000Z', A, 12); // 12 × 500 = 6000, Biefstuk's own
+    await waste('2026-11-14T20:00:00.000Z', haas, 5); // 5 × 2000 = 10000: only Biefstuk uses Runderhaas
+    await waste('2026-11-15T20:00:00.000Z', room, 1.9); // 1900: Kreeft used 10 × 0.1 = 1.0 l, Risotto 18 × 0.05 = 0.9 l → 1000 / 900
+    await waste('2026-11-16T20:00:00.000Z', zout, 2); // 200: no dish sold uses it, not attributed
+    await waste('2026-10-01T20:00:00.000Z', A, 10); // outside the 30 days
+    t.clock.set('2026-11-20T10:00:00.000Z');
+
+    const m = (await get(t, staff, 'menu-engineering')).json();
+    // Classic: as before (threshold 660): Biefstuk and Risotto stars.
+    // After waste: Biefstuk (30000 − 16000) / 30 = 466.67; threshold (66000 − 17900) / 100 = 481 → plowhorse.
+    expect(m.thresholds).toEqual({ popularity_percent: 14, popularity_quantity: 14, margin_cents: 660, adjusted_margin_cents: 481 });
+    expect(m.waste_cost_cents).toBe(17900);
+    expect(m.counts).toEqual({ star: 2, plowhorse: 1, puzzle: 1, dog: 1 });
+    expect(m.adjusted_counts).toEqual({ star: 1, plowhorse: 2, puzzle: 1, dog: 1 });
+    const byName = Object.fromEntries(m.data.map((d: { name: string }) => [d.name, d]));
+    expect(byName.Biefstuk).toMatchObject({
+      margin_cents: 1000,
+      class: 'star',
+      waste_cost_cents: 16000,
+      adjusted_margin_total_cents: 14000,
+      adjusted_margin_cents: 467,
+      adjusted_margin: 'low',
+      adjusted_class: 'plowhorse',
+    });
+    expect(byName.Kreeft).toMatchObject({ waste_cost_cents: 1000, adjusted_margin_cents: 1100, class: 'puzzle', adjusted_class: 'puzzle' });
+    expect(byName.Risotto).toMatchObject({ waste_cost_cents: 900, adjusted_margin_cents: 750, class: 'star', adjusted_class: 'star' });
+    expect(byName.Friet).toMatchObject({ waste_cost_cents: 0, adjusted_class: 'plowhorse' });
+    expect(byName.Soep).toMatchObject({ waste_cost_cents: 0, adjusted_class: 'dog' });
+  });
+});
+
 describe('GET /analytics/top-products', () => {
   it('orders by quantity; ties share a rank and go by revenue, then name; with revenue and share', async () => {
     const { t, r, p, staff } = await setup();
