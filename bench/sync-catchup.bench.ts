@@ -63,9 +63,13 @@ export interface CatchupResult {
   /** A new appliance joining afterwards (an empty database): bootstrap by snapshot vs by replaying the whole log. */
   join: { snapshotMs: number; snapshotRows: number; replayMs: number; replayChanges: number; problems: string[] };
   verify: Awaited<ReturnType<typeof compareOrders>>;
+  /** Food-safety records made during the outage (docs/haccp.md): readings, incidents, actions, checklist runs. */
+  haccp: { logs: number; incidents: number; actions: number; runs: number; ops: number; chains: string };
 }
 
 const perDay = Number(process.env.BENCH_SYNC_ORDERS_PER_DAY ?? 1000);
+/** HACCP readings per hour of outage (10: ten probes read hourly, far more than a kitchen's twice a day). */
+const haccpPerHour = Number(process.env.BENCH_SYNC_HACCP_PER_HOUR ?? 10);
 const webPerDay = Number(process.env.BENCH_SYNC_WEB_PER_DAY ?? 100);
 
 export const SCENARIOS: Record<string, Scenario> = {
@@ -119,6 +123,56 @@ async function generateOutage(rt: Runtime, clock: ManualClock, cloud: CloudInfo,
   return { orders: s.orders, items, ops };
 }
 
+/**
+ * Food safety during the outage, through the appliance's service (issue 10): `haccpPerHour` readings
+ * an hour over ten units (every 40th kritiek: an incident, and a corrective action for every other
+ * one), a checklist run every four hours. Every record is a link of the appliance's hash chain.
+ */
+async function generateHaccp(rt: Runtime, clock: ManualClock, cloud: CloudInfo, s: Scenario, start: Date): Promise<CatchupResult['haccp']> {
+  const h = rt.services.haccp;
+  const actor = { tenantId: cloud.tenantId, userId: cloud.staffId };
+  clock.set(start);
+  const list = await h.createChecklist(cloud.tenantId, { name: 'Opening', frequency: 'daily', deadline: '11:00', items: [{ label: 'Koelingen' }, { label: 'Werkbanken' }, { label: 'Handen' }] });
+  const out = { logs: 0, incidents: 0, actions: 0, runs: 0, ops: 1, chains: '' };
+  const n = Math.round(s.hours * haccpPerHour);
+  for (let i = 0; i < n; i++) {
+    clock.set(new Date(start.getTime() + (i * 3_600_000) / haccpPerHour));
+    const log = await h.logTemperature(actor, { unit_name: `Koelcel ${i % 10}`, unit_type: 'koelcel', target_max: 7, temperature: i % 40 === 39 ? 11.5 : 3 + (i % 7) * 0.3 });
+    out.logs += 1;
+    out.ops += i < 10 ? 2 : 1; // the first reading of each unit registers it
+    if (log.incident_id) {
+      out.incidents += 1;
+      out.ops += 1;
+      if (out.incidents % 2 === 1) {
+        await h.addAction(actor, log.incident_id, 'Deur dicht, producten gecontroleerd.');
+        out.actions += 1;
+        out.ops += 1;
+      }
+    }
+    if (i % (4 * haccpPerHour) === 0) {
+      await h.runChecklist(actor, list.id, { completed_items: list.items.map((x) => x.id) });
+      out.runs += 1;
+      out.ops += 1;
+    }
+  }
+  return out;
+}
+
+/** After the catch-up: the same HACCP rows on both sides, and both sides verify both chains alike. */
+async function compareHaccp(rt: Runtime, serverUrl: string, cookie: string, info: CloudInfo, made: CatchupResult['haccp']): Promise<string[]> {
+  const problems: string[] = [];
+  const local = await rt.services.haccp.verify(info.tenantId);
+  const res = await fetch(`${serverUrl}/api/v1/haccp/export?days=8`, { headers: { cookie } });
+  const remote = ((await res.json()) as { integrity: typeof local }).integrity;
+  if (!local.verified) problems.push(`haccp: the appliance's chains do not verify (${JSON.stringify(local.first_bad)})`);
+  if (!remote?.verified) problems.push(`haccp: the cloud's chains do not verify (${JSON.stringify(remote?.first_bad)})`);
+  if (JSON.stringify(local.chains) !== JSON.stringify(remote?.chains)) problems.push('haccp: the two sides report different chains');
+  const records = made.logs + made.incidents + made.actions + made.runs;
+  if (local.chains.find((c) => c.origin === info.deviceId)?.records !== records) problems.push(`haccp: ${records} records made, the chain holds another number`);
+  made.chains = local.chains.map((c) => `${c.origin === 'cloud' ? 'cloud' : 'appliance'} ${c.records}`).join(', ');
+  return problems;
+}
+
 export async function runCatchup(s: Scenario, log: (m: string) => void = console.log): Promise<CatchupResult> {
   const { server, info, cookie } = await startCloud();
   const { config, cleanup } = benchConfig('sync');
@@ -138,6 +192,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     t = performance.now();
     const web = webOrders(server, s.webOrders, start, (s.hours * 60) / Math.max(1, s.webOrders));
     const gen = await generateOutage(rt, clock, info, s, start);
+    const haccp = await generateHaccp(rt, clock, info, s, start);
+    gen.ops += haccp.ops;
     const generateMs = performance.now() - t;
     const webMs = await web;
     clock.set(new Date());
@@ -145,7 +201,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     await sql`pragma wal_checkpoint(TRUNCATE)`.execute(rt.handle.db);
     await assertDurability(rt);
     const pending = await engine.pendingCount();
-    log(`  generated ${gen.orders} orders, ${gen.items} items, ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
+    log(`  generated ${gen.orders} orders, ${gen.items} items, HACCP ${haccp.logs} readings, ${haccp.incidents} incidents, ${haccp.actions} actions, ${haccp.runs} checklist runs; ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
 
     // The web shop's latency while nothing else happens, as the baseline for the same during the catch-up.
     let shop = webShop(server, cookie, info.products);
@@ -183,6 +239,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     for (let more = true; more; ) more = (await engine.pullOnce()).more;
     if ((await engine.pendingCount()) !== 0) throw new Error('bench: ops still pending after the catch-up');
     const verify = await compareOrders(rt, info);
+    verify.problems.push(...(await compareHaccp(rt, server.url, cookie, info, haccp)));
     const join = await newApplianceJoins(server, info);
     return {
       scenario: s,
@@ -203,6 +260,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       web: { idle, during },
       join,
       verify,
+      haccp,
     };
   } finally {
     await rt.close();
@@ -233,6 +291,8 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
       if (bootstrap === 'snapshot') Object.assign(out, { snapshotMs: ms, snapshotRows: pulled });
       else Object.assign(out, { replayMs: ms, replayChanges: pulled });
       out.problems.push(...(await compareOrders(rt, info)).problems.map((p) => `${bootstrap}: ${p}`));
+      const haccp = await rt.services.haccp.verify(info.tenantId);
+      if (!haccp.verified || haccp.chains.length === 0) out.problems.push(`${bootstrap}: the HACCP chains do not verify on the new appliance`);
     } finally {
       await rt.close();
       cleanup();
@@ -289,7 +349,7 @@ export async function runSyncCatchupBench(): Promise<CatchupResult[]> {
       console.log(`- ${s.name}, run ${k + 1}/${repeat}`);
       const r = await runCatchup(s);
       console.log(
-        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); web orders p50/p99 ms idle → during: ${webFigures(r.web)}; a new appliance joins by snapshot in ${sec(r.join.snapshotMs)} s (${r.join.snapshotRows} rows) vs by replay in ${sec(r.join.replayMs)} s (${r.join.replayChanges} changes)${r.join.problems.length ? ' NOT CONVERGED: ' + r.join.problems.join('; ') : ''}; bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)}, cloud ${mib(r.peakRssCloud)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}`}`,
+        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); web orders p50/p99 ms idle → during: ${webFigures(r.web)}; a new appliance joins by snapshot in ${sec(r.join.snapshotMs)} s (${r.join.snapshotRows} rows) vs by replay in ${sec(r.join.replayMs)} s (${r.join.replayChanges} changes)${r.join.problems.length ? ' NOT CONVERGED: ' + r.join.problems.join('; ') : ''}; bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)}, cloud ${mib(r.peakRssCloud)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}; HACCP chains verify on both sides (${r.haccp.chains})`}`,
       );
       results.push(r);
     }
