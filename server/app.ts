@@ -109,5 +109,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerModules(app, deps, deps.services);
   await app.register(pagesRoutes, { tenants: deps.services.tenants, role: config.role });
   await app.register(import('./plugins/ui.js')); // the staff app at /app/ (app/ui, static files)
+  await app.register((await import('./plugins/ui.js')).guestRoutes); // the guest pages at /g/:slug/ (app/guest)
   return app;
 }

@@ -96,4 +96,33 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
   });
 };
 
+/** Where the guest pages' static files are (app/guest), like uiRoot. */
+export function guestRoot(): string | null {
+  for (const candidate of [path.resolve(here, '..', '..', 'app', 'guest'), path.resolve(here, '..', '..', '..', 'app', 'guest')]) {
+    if (existsSync(path.join(candidate, 'index.html'))) return candidate;
+  }
+  return null;
+}
+
+/**
+ * The guest pages (issue 15, app/guest) under `/g/:slug/...`: one small HTML shell for every guest
+ * path (menu, order status, payment result, a table's bill from its QR code, booking), its script
+ * and styles under /g/assets/, and the same vendor files as the staff app under /g/vendor/. None
+ * of the staff app's code is loaded.
+ */
+export const guestRoutes: FastifyPluginAsync = async (app) => {
+  const root = guestRoot();
+  if (!root) {
+    app.log.warn('app/guest niet gevonden: de gastpagina’s (/g/) worden niet geserveerd');
+    return;
+  }
+  vendorRoute(app, '/g/vendor/');
+  await app.register(fastifyStatic, { root, prefix: '/g/assets/', decorateReply: false, cacheControl: true, maxAge: 0, index: false });
+  const shell = readFileSync(path.join(root, 'index.html'), 'utf8');
+  const page = async (_request: unknown, reply: import('fastify').FastifyReply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(shell);
+  app.get('/g/:slug', { schema: { hide: true } }, async (request, reply) => reply.redirect(`/g/${encodeURIComponent((request.params as { slug: string }).slug)}/`));
+  app.get('/g/:slug/', { schema: { hide: true } }, page);
+  app.get('/g/:slug/*', { schema: { hide: true } }, page);
+};
+
 export default uiRoutes;

@@ -1,0 +1,49 @@
+// Dutch first, with an English switch for tourists. Messages from the server are Dutch; the pages'
+// own texts follow the switch.
+const NL = {
+  menu: 'Menu', basket: 'Mandje', empty_basket: 'Je mandje is nog leeg.', add: 'Toevoegen', unavailable: 'Niet beschikbaar',
+  order_type: 'Hoe wil je het ontvangen?', pickup: 'Afhalen', delivery: 'Bezorgen', table: 'Aan tafel',
+  name: 'Naam', phone: 'Telefoonnummer', email: 'E-mail (optioneel)', address: 'Bezorgadres', table_name: 'Tafelnummer', notes: 'Opmerking (optioneel)',
+  checkout: 'Bestellen en betalen', place_order: 'Bestelling plaatsen', sending: 'Bezig…', total: 'Totaal',
+  paused_title: 'Online bestellen is even niet mogelijk',
+  paused: 'Het restaurant neemt op dit moment geen online bestellingen aan. Probeer het later opnieuw of bel het restaurant.',
+  your_order: 'Je bestelling', order_number: 'Bestelnummer', status: 'Status',
+  st_new: 'Ontvangen', st_accepted: 'Geaccepteerd', st_preparing: 'Wordt bereid', st_ready: 'Klaar', st_delivering: 'Onderweg', st_completed: 'Afgerond', st_cancelled: 'Geannuleerd',
+  paid: 'Betaald', not_paid: 'Nog niet betaald', waiting_payment: 'We wachten op de bevestiging van je betaling…',
+  payment_failed: 'De betaling is niet gelukt. Er is niets afgeschreven.', try_again: 'Opnieuw betalen',
+  payment_ok: 'Je betaling is gelukt. Dank je wel!', not_seen: 'Het restaurant heeft je bestelling nog niet gezien; die komt binnen zodra het restaurant weer verbinding heeft.',
+  bill: 'Rekening', open: 'Nog te betalen', already_paid: 'Al betaald', pay_all: 'Alles betalen', pay_part: 'Een deel betalen', amount: 'Bedrag (€)', tip: 'Fooi',
+  no_tip: 'Geen', pay: 'Betalen', nothing_open: 'Er staat niets open op deze tafel.', back_to_bill: 'Terug naar de rekening', rest_open: 'Nog open op deze tafel',
+  book: 'Reserveren', date: 'Datum', party: 'Aantal personen', time: 'Tijd', no_times: 'Geen tijden beschikbaar op deze dag.', confirm_booking: 'Reservering bevestigen',
+  booked: 'Je reservering is bevestigd', booked_for: 'voor', persons: 'personen', order_online: 'Online bestellen', language: 'English',
+  not_found: 'Dit restaurant bestaat niet.', error: 'Er ging iets mis. Probeer het opnieuw.',
+};
+const EN = {
+  menu: 'Menu', basket: 'Basket', empty_basket: 'Your basket is empty.', add: 'Add', unavailable: 'Not available',
+  order_type: 'How would you like it?', pickup: 'Pick up', delivery: 'Delivery', table: 'At my table',
+  name: 'Name', phone: 'Phone number', email: 'E-mail (optional)', address: 'Delivery address', table_name: 'Table number', notes: 'Note (optional)',
+  checkout: 'Order and pay', place_order: 'Place order', sending: 'Sending…', total: 'Total',
+  paused_title: 'Online ordering is paused',
+  paused: 'The restaurant is not taking online orders right now. Please try again later or call the restaurant.',
+  your_order: 'Your order', order_number: 'Order number', status: 'Status',
+  st_new: 'Received', st_accepted: 'Accepted', st_preparing: 'Being prepared', st_ready: 'Ready', st_delivering: 'On its way', st_completed: 'Completed', st_cancelled: 'Cancelled',
+  paid: 'Paid', not_paid: 'Not paid yet', waiting_payment: 'Waiting for your payment to be confirmed…',
+  payment_failed: 'The payment did not go through. Nothing was charged.', try_again: 'Try paying again',
+  payment_ok: 'Your payment went through. Thank you!', not_seen: 'The restaurant has not seen your order yet; it arrives as soon as the restaurant is back online.',
+  bill: 'Bill', open: 'Still to pay', already_paid: 'Already paid', pay_all: 'Pay everything', pay_part: 'Pay part', amount: 'Amount (€)', tip: 'Tip',
+  no_tip: 'None', pay: 'Pay', nothing_open: 'Nothing is open on this table.', back_to_bill: 'Back to the bill', rest_open: 'Still open on this table',
+  book: 'Book a table', date: 'Date', party: 'Number of guests', time: 'Time', no_times: 'No times available on this day.', confirm_booking: 'Confirm booking',
+  booked: 'Your booking is confirmed', booked_for: 'for', persons: 'guests', order_online: 'Order online', language: 'Nederlands',
+  not_found: 'This restaurant does not exist.', error: 'Something went wrong. Please try again.',
+};
+const KEY = 'guest.lang';
+export let lang = /** @type {'nl'|'en'} */ (localStorage.getItem(KEY) === 'en' ? 'en' : 'nl');
+/** @param {keyof typeof NL} k */
+export const t = (k) => (lang === 'en' ? EN : NL)[k] ?? k;
+export function toggleLang() {
+  lang = lang === 'en' ? 'nl' : 'en';
+  localStorage.setItem(KEY, lang);
+  document.documentElement.lang = lang;
+}
+document.documentElement.lang = lang;
+export const euro = (/** @type {number} */ cents) => new Intl.NumberFormat(lang === 'en' ? 'en-IE' : 'nl-NL', { style: 'currency', currency: 'EUR' }).format(cents / 100);
