@@ -22,6 +22,8 @@ import { syncRoutes } from '../../sync/routes.js';
 import { createSyncService } from '../../sync/service.js';
 import { createUsersService } from './users/users.service.js';
 import { syncRegistry } from './sync-descriptors.js';
+import { createGuestService } from './guest/guest.service.js';
+import { guestRoutes } from './guest/guest.routes.js';
 import { apiKeysRoutes } from './apikeys/apikeys.routes.js';
 import { createApiKeysService } from './apikeys/apikeys.service.js';
 import { externalRoutes } from './external/external.routes.js';
@@ -107,7 +109,8 @@ export function createServices(deps: CoreDeps) {
     db, changes, clock, tenants, users,
     hasAppliance: async (tenantId) => (await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null),
   });
-  return { loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, waste, payments, publicOrders };
+  const guest = createGuestService({ config: deps.config, tenants, floor });
+  return { guest, loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, waste, payments, publicOrders };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -139,6 +142,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(paymentsRoutes, { payments: services.payments });
       await api.register(publicRoutes, { publicOrders: services.publicOrders });
       await api.register(haccpRoutes, { haccp: services.haccp, pdf: chromiumPdfRenderer() });
+      await api.register(guestRoutes, { guest: services.guest });
     },
     { prefix: '/api/v1' },
   );

@@ -78,7 +78,7 @@ export default function Tables() {
           </form>`
         : null}
     </div>
-    <p class="muted">Sleep de tafels naar hun plek en tik op "Posities opslaan".</p>
+    <p class="muted">Sleep de tafels naar hun plek en tik op "Posities opslaan". <a href="/api/v1/floorplan/qr-sheet" target="_blank" id="qr-sheet">QR-codes voor de tafels afdrukken</a> (gasten scannen ze om de rekening te betalen).</p>
     <${ErrorText} text=${error} />
     <${Loading} when=${plan.loading && !plan.data} error=${plan.error}>
       ${(plan.data?.zones ?? []).map((z) => html`<${ZonePlan} key=${z.id} zone=${z} tables=${z.tables} run=${run} onSaved=${reload} />`)}

@@ -1,0 +1,58 @@
+import QRCode from 'qrcode';
+import type { Config } from '../../config.js';
+import { notFound } from '../../shared/errors.js';
+import type { FloorService } from '../floor/floor.service.js';
+import type { TenantsService } from '../tenants/tenants.service.js';
+
+/** The guest page a table's QR code opens: its bill, to pay at the table (issue 15). */
+export const tablePayUrl = (baseUrl: string, slug: string, tableName: string) =>
+  `${baseUrl.replace(/\/+$/, '')}/g/${encodeURIComponent(slug)}/tafel/${encodeURIComponent(tableName)}`;
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/**
+ * The guest pages' server side: the printable sheet of table QR codes for admins. The pages
+ * themselves are static (server/plugins/ui.ts) and talk to the public API.
+ */
+export function createGuestService(deps: { config: Pick<Config, 'publicBaseUrl'>; tenants: TenantsService; floor: FloorService }) {
+  const { config, tenants, floor } = deps;
+  return {
+    /** Every live table with its pay URL and QR code (PNG data URL), zone by zone. */
+    async tableCodes(tenantId: string, requestOrigin: string) {
+      const tenant = await tenants.byId(tenantId);
+      if (!tenant) throw notFound('Restaurant');
+      const base = config.publicBaseUrl ?? requestOrigin;
+      const plan = await floor.floorplan(tenantId);
+      const zones = [];
+      for (const z of plan.zones) {
+        const tables = [];
+        for (const t of z.tables) {
+          const url = tablePayUrl(base, tenant.slug, t.name);
+          tables.push({ id: t.id, name: t.name, url, qr_png: await QRCode.toDataURL(url, { margin: 2, width: 360, errorCorrectionLevel: 'M' }) });
+        }
+        zones.push({ name: z.name, tables });
+      }
+      return { restaurant: { name: tenant.name, slug: tenant.slug }, zones };
+    },
+
+    /** A printable page (A4, six codes a page) with every table's code, its name and the address. */
+    async qrSheet(tenantId: string, requestOrigin: string): Promise<string> {
+      const { restaurant, zones } = await this.tableCodes(tenantId, requestOrigin);
+      const cards = zones.flatMap((z) =>
+        z.tables.map(
+          (t) => `<figure class="card" data-table="${esc(t.name)}"><img src="${t.qr_png}" alt="QR-code tafel ${esc(t.name)}"><figcaption><strong>Tafel ${esc(t.name)}</strong><span>${esc(z.name)}</span><small>Scan om de rekening te bekijken en te betalen</small><code>${esc(t.url)}</code></figcaption></figure>`,
+        ),
+      );
+      return `<!doctype html><html lang="nl"><head><meta charset="utf-8"><title>QR-codes tafels – ${esc(restaurant.name)}</title><style>
+body{font-family:system-ui,sans-serif;margin:0;padding:1rem}h1{font-size:1.3rem}
+.sheet{display:grid;grid-template-columns:repeat(2,1fr);gap:12mm}
+.card{margin:0;border:1px dashed #999;border-radius:8px;padding:6mm;text-align:center;break-inside:avoid}
+.card img{width:55mm;height:55mm}figcaption{display:flex;flex-direction:column;gap:1mm}figcaption strong{font-size:1.4rem}code{font-size:.7rem;word-break:break-all}
+@media print{h1,.hint{display:none}@page{size:A4;margin:12mm}}
+</style></head><body><h1>QR-codes voor de tafels van ${esc(restaurant.name)}</h1><p class="hint">Druk deze pagina af (Ctrl+P) en leg de kaartjes op de tafels.</p>
+${cards.length ? `<div class="sheet">${cards.join('')}</div>` : '<p>Er zijn nog geen tafels.</p>'}</body></html>`;
+    },
+  };
+}
+
+export type GuestService = ReturnType<typeof createGuestService>;
