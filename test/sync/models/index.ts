@@ -3,6 +3,7 @@ import { stockModel } from './stock.js';
 import { haccpModel } from './haccp.js';
 import { floorModel } from './floor.js';
 import { paymentsModel } from './payments.js';
+import { shiftsModel } from './shifts.js';
 
 /**
  * The areas that take part in the sync convergence property, one line each (see ./types.ts).
@@ -13,4 +14,5 @@ export const AREA_MODELS: AreaModel[] = [
   haccpModel,
   floorModel,
   paymentsModel,
+  shiftsModel,
 ];
