@@ -15,6 +15,7 @@ import type { Product } from '../modules/menu/menu.schemas.js';
 import { seedMenu } from './menu.js';
 import { seedOrders } from './orders.js';
 import { seedHaccp } from './haccp.js';
+import { seedFloor } from './floor.js';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Bistro De Gouden Lepel';
@@ -97,6 +98,7 @@ export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['menu', seedMenu],
   ['orders', seedOrders],
   ['haccp', seedHaccp],
+  ['floor', seedFloor],
 ];
 
 export function demoUrl(config: Pick<Config, 'host' | 'port'>): string {

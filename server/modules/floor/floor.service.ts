@@ -425,6 +425,12 @@ export function createFloorService(deps: { db: Db; changes: ChangeLog; clock: Cl
       return (await repo.listTables(exec, tenantId)).filter((t) => t.reservable === 1);
     },
 
+    /** Tables with guests right now: an open bill or an active order on them (bookings starting soon avoid them). */
+    async occupiedTables(exec: Executor, tenantId: string): Promise<Set<string>> {
+      const [open, active] = await Promise.all([repo.openBills(exec, tenantId), repo.tablesWithActiveOrders(exec, tenantId)]);
+      return new Set([...open.map((b) => b.table_id), ...active]);
+    },
+
     /** Every table's name by id, archived ones included (for lists of bookings). */
     async tableNames(tenantId: string): Promise<Map<string, string>> {
       return new Map((await repo.listTables(db, tenantId, true)).map((t) => [t.id, t.name]));

@@ -150,6 +150,8 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
     // concurrent bookings for the last tables are decided one after the other, never both.
     return changes.write(tenantId, async (w) => {
       const taken = new Set((await repo.holdingBetween(w.trx, tenantId, startsAt, endsAt)).map((r) => r.table_id));
+      // Guests at a table now will still be there for a booking that starts within one seating time.
+      const seatedNow = start.getTime() < now.getTime() + s.seating_minutes * 60_000 ? await floor.occupiedTables(w.trx, tenantId) : new Set<string>();
       let table: { id: string; name: string; seats: number };
       if (tableId) {
         const t = await floor.findTable(w.trx, tenantId, tableId);
@@ -161,7 +163,7 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
         const fitting = (await floor.bookableTables(w.trx, tenantId))
           .filter((t) => t.seats >= input.party_size)
           .sort((a, b) => a.seats - b.seats || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
-        const free = fitting.find((t) => !taken.has(t.id));
+        const free = fitting.find((t) => !taken.has(t.id) && !seatedNow.has(t.id));
         if (!free) {
           throw conflict(
             fitting.length > 0
@@ -224,16 +226,19 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
       checkDate(date, s, now);
       const slots = slotsOf(date, rulesOf(s));
       if (slots.length === 0) return { date, slots: [] };
-      const [tables, holding] = await Promise.all([
+      const [tables, holding, seatedNow] = await Promise.all([
         floor.bookableTables(db, tenantId),
         repo.holdingBetween(db, tenantId, slots[0]!.start.toISOString(), slots.reduce((m, x) => (x.end > m ? x.end : m), slots[0]!.end).toISOString()),
+        floor.occupiedTables(db, tenantId),
       ]);
+      const soon = now.getTime() + s.seating_minutes * 60_000;
       return {
         date,
         slots: slots.map((slot) => {
           const from = slot.start.toISOString();
           const to = slot.end.toISOString();
           const taken = new Set(holding.filter((r) => overlaps(r.starts_at, r.ends_at, from, to)).map((r) => r.table_id));
+          if (slot.start.getTime() < soon) for (const id of seatedNow) taken.add(id);
           const biggest = slot.start.getTime() <= now.getTime() ? 0 : Math.max(0, ...tables.filter((t) => !taken.has(t.id)).map((t) => t.seats));
           const max = Math.min(biggest, s.max_party_size);
           return { time: slot.time, available: max >= 1, max_party_size: max };

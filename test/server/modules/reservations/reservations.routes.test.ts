@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../helpers/app.js';
 import { seedFloor } from '../floor/helpers.js';
+import { seedMenu } from '../../../helpers/factories.js';
 
 /**
  * The clock stands at Friday 20 November 2026, 13:00 in Amsterdam (12:00 UTC). Default opening hours:
@@ -173,6 +174,19 @@ describe('POST /public/reservations/:slug', () => {
     expect(big.statusCode).toBe(409);
     expect(big.json().error).toBe('Voor 7 personen hebben we geen passende tafel; neem contact met ons op.');
     expect(await count(t, r.id)).toBe(4);
+  });
+
+  it('a table with guests at it now is not given to a booking that starts within one seating time', async () => {
+    const { t, r, staff, floor } = await setup();
+    const menu = await seedMenu(t, r.id);
+    await t.services.orders.create({ tenantId: r.id, userId: null, via: 'pos' }, { items: [{ product_id: menu.cola.id, quantity: 2 }], table_id: floor.t3.id });
+    const post = (payload: object) => t.req({ method: 'POST', url: '/api/v1/reservations', cookie: staff, payload });
+    // 13:15, five people: only T3 (6) fits, and it has guests.
+    expect((await post({ date: '2026-11-20', time: '13:15', party_size: 5, name: 'Vijf' })).json()).toEqual({ error: 'Dit tijdstip is vol; kies een ander tijdstip.', code: 'CONFLICT' });
+    expect((await post({ date: '2026-11-20', time: '13:15', party_size: 4, name: 'Vier' })).json().table_name).toBe('T1');
+    // Tonight is beyond one seating from now: T3 can be booked.
+    expect((await avail(t, r.slug, '2026-11-20')).json().slots.find((x: { time: string }) => x.time === '17:00')).toEqual({ time: '17:00', available: true, max_party_size: 6 });
+    expect((await book(t, r.slug, { date: '2026-11-20', time: '17:00', party_size: 5 })).statusCode).toBe(201);
   });
 
   it('30 concurrent bookings for the last 5 places: exactly 5 succeed, 25 get CONFLICT, no table twice', async () => {
