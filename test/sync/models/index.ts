@@ -4,6 +4,7 @@ import { haccpModel } from './haccp.js';
 import { floorModel } from './floor.js';
 import { paymentsModel } from './payments.js';
 import { shiftsModel } from './shifts.js';
+import { loyaltyModel } from './loyalty.js';
 
 /**
  * The areas that take part in the sync convergence property, one line each (see ./types.ts).
@@ -15,4 +16,5 @@ export const AREA_MODELS: AreaModel[] = [
   floorModel,
   paymentsModel,
   shiftsModel,
+  loyaltyModel,
 ];
