@@ -67,12 +67,17 @@ describe('locations (CONTRACT §16): exactly one default per restaurant', () => 
 
 describe('ingredients are products that are never sold (on_menu: false)', () => {
   it('they stay out of GET /menu and cannot be ordered, but admins see and stock them', async () => {
-    const { t, admin, staff, beef, burger } = await stockSetup();
+    const { t, r, admin, staff, beef, burger } = await stockSetup();
     const menu = (await t.req({ method: 'GET', url: '/api/v1/menu', cookie: staff })).json();
     const names = menu.categories.flatMap((c: any) => c.products.map((p: any) => p.name));
     expect(names).toContain('Burger');
     expect(names).not.toContain('Rundergehakt');
     expect(names).not.toContain('Hamburgerbroodje');
+    // The public menu is built from the same menu: the guest does not see them either.
+    const pub = await t.req({ method: 'GET', url: `/api/v1/public/menu/${r.slug}` });
+    expect(pub.statusCode).toBe(200);
+    expect(pub.body).toContain('Burger');
+    expect(pub.body).not.toContain('Rundergehakt');
     const order = await t.req({ method: 'POST', url: '/api/v1/orders', cookie: staff, payload: { items: [{ product_id: beef.id, quantity: 1 }] } });
     expect(order.statusCode).toBe(400);
     expect(order.json().details[0].field).toBe('items.0.product_id');
