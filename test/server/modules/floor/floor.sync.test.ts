@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { newId } from '../../../../server/shared/ids.js';
+import { SCHEMA_VERSION } from '../../../../server/db/migrations/index.js';
+import { PROTOCOL_VERSION, type WireOp } from '../../../../sync/protocol.js';
 import { seedMenu } from '../../../helpers/factories.js';
 import { replicatedState, twoNodes } from '../../../sync/harness.js';
 import { MERGED_NOTE } from '../../../../server/modules/floor/floor.sync.js';
@@ -113,6 +116,44 @@ describe('sync: floor plan and bills', () => {
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
     // Status announcements travel as ops the cloud accepts (never rejected).
     expect(await cloud.handle.db.selectFrom('sync_ops').selectAll().where('status', '=', 'rejected').execute()).toEqual([]);
+  });
+});
+
+describe('sync: pushed floor and reservation ops are validated like API requests (issue 17)', () => {
+  it('ids of another restaurant and values the API refuses are rejected, one op at a time, changing nothing', async () => {
+    const { cloud, tenant, transport, floor } = await joined();
+    const other = await cloud.seedTenant();
+    const theirs = await seedFloor(cloud, other.id);
+    const now = '2026-11-20T12:00:00.000Z';
+    let seq = 0;
+    const op = (entity: string, entityId: string, kind: string, payload: unknown): WireOp => ({ op_id: newId(), device_seq: ++seq, entity, entity_id: entityId, kind, payload, created_at: now });
+    const table = (id: string, zone: string, extra = {}) => ({ table: { id, zone_id: zone, name: 'X1', seats: 2, x: 0, y: 0, shape: 'rect', reservable: 1, status_override: null, override_at: null, created_at: now, updated_at: now, archived_at: null, ...extra } });
+    const bill = (id: string, tableId: string) => ({ bill: { id, table_id: tableId, status: 'open', opened_at: now, closed_at: null, close_reason: null, closed_by: null, merged_into: null, conflict: null, created_at: now, updated_at: now } });
+    const booking = (id: string, extra = {}) => ({ reservation: { id, date: '2026-11-27', time: '19:00', starts_at: '2026-11-27T18:00:00.000Z', ends_at: '2026-11-27T19:30:00.000Z', party_size: 2, name: 'X', phone: null, email: null, notes: null, table_id: floor.t1.id, status: 'booked', source: 'staff', conflict: null, created_by: null, created_at: now, updated_at: now, ...extra } });
+    const billId = newId();
+    const ops = [
+      op('table', newId(), 'table.created', table('', theirs.binnen.id)), // id mismatch
+      op('table', theirs.t1.id, 'table.updated', table(theirs.t1.id, floor.binnen.id)), // their table
+      ((id) => op('table', id, 'table.created', table(id, theirs.binnen.id)))(newId()), // their zone
+      ((id) => op('table', id, 'table.created', table(id, floor.binnen.id, { seats: 0 })))(newId()), // bad seats
+      op('bill', billId, 'bill.opened', bill(billId, theirs.t2.id)), // their table
+      ((id) => op('bill', id, 'bill.payment_recorded', { payment: { id: newId(), bill_id: id, amount_cents: -5, tip_cents: 0, source: 'staff', payment_id: null, order_id: null, created_by: null, created_at: now } }))(newId()),
+      ((id) => op('reservation', id, 'reservation.created', booking(id, { party_size: 0 })))(newId()),
+      ((id) => op('reservation', id, 'reservation.created', booking(id, { table_id: theirs.t3.id })))(newId()),
+      op('table', floor.t1.id, 'table.status_changed', { table_id: floor.t1.id, status: 'kapot' }),
+    ];
+    const before = { tables: await cloud.handle.db.selectFrom('floor_tables').selectAll().orderBy('id').execute(), bills: await cloud.handle.db.selectFrom('bills').selectAll().execute(), reservations: await cloud.handle.db.selectFrom('reservations').selectAll().execute() };
+    const res = await cloud.req({ method: 'POST', url: '/api/v1/sync/push', headers: { authorization: `Bearer ${transport.key}` }, payload: { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION, ops } });
+    expect(res.statusCode, res.body).toBe(200);
+    const results = res.json().results as Array<{ status: string; reason: string }>;
+    expect(results.map((r) => r.status)).toEqual(Array(ops.length).fill('rejected'));
+    for (const r of results) expect(r.reason).toMatch(/^[A-Z][^\n]*\.$/); // a Dutch sentence, no internals
+    expect(results[1]!.reason).toBe('Dit onderdeel van de plattegrond hoort bij een ander restaurant.');
+    expect(results[2]!.reason).toBe('De zone van deze tafel bestaat niet bij dit restaurant.');
+    expect(results[4]!.reason).toBe('De tafel van deze rekening bestaat niet bij dit restaurant.');
+    expect(results[7]!.reason).toBe('De tafel van deze reservering bestaat niet bij dit restaurant.');
+    expect({ tables: await cloud.handle.db.selectFrom('floor_tables').selectAll().orderBy('id').execute(), bills: await cloud.handle.db.selectFrom('bills').selectAll().execute(), reservations: await cloud.handle.db.selectFrom('reservations').selectAll().execute() }).toEqual(before);
+    expect(tenant.id).not.toBe(other.id);
   });
 });
 
