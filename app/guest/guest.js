@@ -74,6 +74,34 @@ function usePoll(load, done, ms = 2000, deps = []) {
   return state;
 }
 
+/**
+ * The order as it was sent, kept in this tab: after a failed payment "try again" sends it once more
+ * with the same idempotency key, which answers the same order with a new checkout.
+ */
+const remember = (orderId, body) => sessionStorage.setItem(`guest.order.${orderId}`, JSON.stringify(body));
+async function payAgain(slug, orderId) {
+  const body = sessionStorage.getItem(`guest.order.${orderId}`);
+  if (!body) throw new ApiError(0, t('error'));
+  const r = await api('POST', `/public/order/${encodeURIComponent(slug)}`, JSON.parse(body));
+  if (r.checkout_url) location.assign(r.checkout_url);
+  else go(`/g/${encodeURIComponent(slug)}/bestelling/${orderId}`);
+}
+
+function RetryButton({ slug, orderId }) {
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  if (!sessionStorage.getItem(`guest.order.${orderId}`)) return null;
+  return html`<button type="button" class="primary" id="retry-payment" disabled=${busy} onClick=${async () => {
+    setBusy(true);
+    try {
+      await payAgain(slug, orderId);
+    } catch (err) {
+      setError(err.message);
+      setBusy(false);
+    }
+  }}>${t('try_again')}</button><${Err} text=${error} />`;
+}
+
 const Err = ({ text }) => (text ? html`<p class="error" role="alert">${text}</p>` : null);
 
 // ─── Menu, basket and checkout ────────────────────────────────────────────────────────────────
@@ -102,7 +130,7 @@ function MenuPage({ slug }) {
     setSending(true);
     setError('');
     try {
-      const r = await api('POST', `/public/order/${encodeURIComponent(slug)}`, {
+      const body = {
         items: lines.map(([product_id, quantity]) => ({ product_id, quantity })),
         customer: { name: f.name, phone: f.phone, ...(f.email ? { email: f.email } : {}) },
         type,
@@ -110,7 +138,9 @@ function MenuPage({ slug }) {
         ...(type === 'delivery' ? { delivery_address: f.address } : {}),
         ...(f.notes ? { notes: f.notes } : {}),
         idempotency_key: key,
-      });
+      };
+      const r = await api('POST', `/public/order/${encodeURIComponent(slug)}`, body);
+      remember(r.order.id, body);
       if (r.checkout_url) location.assign(r.checkout_url);
       else go(`/g/${encodeURIComponent(slug)}/bestelling/${r.order.id}`);
     } catch (err) {
@@ -166,7 +196,7 @@ function OrderPage({ slug, id }) {
     <h1>${t('your_order')} <span id="order-number">${o.number}</span></h1>
     <p class="big-status" id="order-status">${t(`st_${o.status}`)}</p>
     <p id="order-payment" class=${o.payment_status === 'paid' ? 'ok' : failed ? 'error' : 'muted'}>${o.payment_status === 'paid' ? t('paid') : failed ? t('payment_failed') : o.payment ? t('waiting_payment') : t('not_paid')}</p>
-    ${failed && o.payment?.checkout_url ? html`<a class="button primary" id="retry-payment" href=${o.payment.checkout_url}>${t('try_again')}</a>` : null}
+    ${failed ? html`<${RetryButton} slug=${slug} orderId=${o.id} />` : null}
     ${!o.seen_by_restaurant ? html`<p class="notice">${t('not_seen')}</p>` : null}
     <ul>${o.items.map((i) => html`<li>${i.quantity}× ${i.name} <span>${euro(i.total_cents)}</span></li>`)}</ul>
     <p class="total">${t('total')} <strong>${euro(o.total_cents)}</strong></p>
@@ -188,7 +218,7 @@ function PaymentPage({ slug, id }) {
     <h1>${p.restaurant.name}</h1>
     <p class=${`big-status ${ok ? 'ok' : final(p) ? 'error' : ''}`} id="payment-result">${ok ? t('payment_ok') : final(p) ? t('payment_failed') : t('waiting_payment')}</p>
     <p>${euro(p.amount_cents)}${p.tip_cents ? ` + ${t('tip').toLowerCase()} ${euro(p.tip_cents)}` : ''}</p>
-    ${final(p) && !ok && p.purpose === 'order' && p.order ? html`<a class="button primary" id="retry-payment" href=${`/g/${encodeURIComponent(slug)}/bestelling/${p.order.id}`}>${t('try_again')}</a>` : null}
+    ${final(p) && !ok && p.purpose === 'order' && p.order ? html`<${RetryButton} slug=${slug} orderId=${p.order.id} />` : null}
     <p><a class="button" id="back" href=${back} onClick=${(e) => { e.preventDefault(); go(back); }}>${p.purpose === 'table' ? t('back_to_bill') : t('your_order')}</a></p>
   </main>`;
 }

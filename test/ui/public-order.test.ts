@@ -75,18 +75,21 @@ if (!existsSync(CHROMIUM)) {
       return page;
     }
 
-    it('orders from the public menu, pays "betaald" at the checkout and sees the order paid', async () => {
+    it('orders from the public menu (the guest pages), pays "betaald" at the checkout and comes back to the order, paid', async () => {
       const page = await phone();
+      // The old address of the ordering page leads to the guest pages.
       await page.goto(`${base}/api/v1/public/bestellen/${tenant.slug}`);
-      await expect.poll(() => page.textContent('#naam')).toBe('Bestellen bij Eetcafé De Proef');
+      await page.waitForURL(new RegExp(`/g/${tenant.slug}/$`));
       // Only what can be ordered is on the menu.
-      expect(await page.locator('.product').allTextContents()).toEqual(['Stamppot boerenkool — € 14,50', 'Cola — € 3,00']);
-      await page.fill('input[aria-label="Aantal Stamppot boerenkool"]', '2');
-      await page.fill('input[aria-label="Aantal Cola"]', '1');
-      await page.fill('#name', 'Fleur de Boer');
-      await page.fill('#phone', '06 12345678');
+      await page.waitForSelector('.dish');
+      expect(await page.locator('.dish').evaluateAll((els) => els.map((e) => e.getAttribute('data-dish')))).toEqual(['Stamppot boerenkool', 'Cola']);
+      await page.click('[data-dish="Stamppot boerenkool"] .add');
+      await page.click('[data-dish="Stamppot boerenkool"] .add');
+      await page.click('[data-dish="Cola"] .add');
+      await page.fill('#checkout input[name="name"]', 'Fleur de Boer');
+      await page.fill('#checkout input[name="phone"]', '06 12345678');
       await page.screenshot({ path: path.join(SHOT_DIR, '1-bestellen.png'), fullPage: true });
-      await page.click('#bestel');
+      await page.click('#order-submit');
 
       // The simulator's checkout page, in Dutch, with the menu's total.
       await page.waitForURL(/\/api\/v1\/payments\/simulator\/sim_/);
@@ -97,10 +100,10 @@ if (!existsSync(CHROMIUM)) {
       expect(order).toMatchObject({ source: 'web', payment_status: 'open', total_cents: 3200 });
 
       await page.click('button[value="betaald"]');
-      // Back on the return page: the payment and the order are paid.
-      await page.waitForURL(/\/api\/v1\/public\/betaling\//);
-      await expect.poll(() => page.textContent('[data-testid=payment-status]'), { timeout: 5000 }).toBe('betaald');
-      await expect.poll(() => page.textContent('[data-testid=order]')).toBe(`Bestelling ${order!.number}: betaald`);
+      // Back through the return address to the guest's order page: paid.
+      await page.waitForURL(new RegExp(`/g/${tenant.slug}/bestelling/${order!.id}$`), { timeout: 10_000 });
+      await expect.poll(() => page.textContent('#order-payment'), { timeout: 5000 }).toBe('Betaald');
+      expect(await page.textContent('#order-number')).toBe(order!.number);
       await page.screenshot({ path: path.join(SHOT_DIR, '3-betaald.png'), fullPage: true });
       expect((await rt.services.orders.get(tenant.id, order!.id)).payment_status).toBe('paid');
       expect(external).toEqual([]);
@@ -109,17 +112,17 @@ if (!existsSync(CHROMIUM)) {
 
     it('"mislukt" at the checkout leaves the order unpaid and says so', async () => {
       const page = await phone();
-      await page.goto(`${base}/api/v1/public/bestellen/${tenant.slug}`);
-      await page.waitForSelector('input[aria-label="Aantal Cola"]');
-      await page.fill('input[aria-label="Aantal Cola"]', '1');
-      await page.fill('#name', 'Bram');
-      await page.fill('#phone', '0687654321');
-      await page.click('#bestel');
+      await page.goto(`${base}/g/${tenant.slug}/`);
+      await page.click('[data-dish="Cola"] .add');
+      await page.fill('#checkout input[name="name"]', 'Bram');
+      await page.fill('#checkout input[name="phone"]', '0687654321');
+      await page.click('#order-submit');
       await page.waitForURL(/\/payments\/simulator\//);
       await page.click('button[value="mislukt"]');
-      await page.waitForURL(/\/public\/betaling\//);
-      await expect.poll(() => page.textContent('[data-testid=payment-status]'), { timeout: 5000 }).toBe('mislukt');
-      await expect.poll(() => page.textContent('[data-testid=order]')).toMatch(/nog niet betaald$/);
+      await page.waitForURL(/\/g\/[^/]+\/betaling\//, { timeout: 10_000 });
+      await expect.poll(() => page.textContent('#payment-result'), { timeout: 5000 }).toMatch(/niet gelukt/);
+      const orders = (await rt.services.orders.list(tenant.id, {}, 10, 0)).data;
+      expect(orders.find((o) => o.total_cents === 300)?.payment_status).toBe('open');
       await page.screenshot({ path: path.join(SHOT_DIR, '4-mislukt.png'), fullPage: true });
     }, 60_000);
   });

@@ -21,56 +21,6 @@ const shell = (title: string, body: string) => `<!doctype html>
 <html lang="nl"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 
-export function orderPage(slug: string): string {
-  return shell(
-    'Bestellen',
-    `<h1 id="naam">Bestellen</h1>
-<p id="pauze" class="err" hidden></p>
-<form id="f">
-  <div id="menu"><p class="muted">Menukaart laden…</p></div>
-  <h2>Jouw gegevens (afhalen)</h2>
-  <label for="name">Naam</label><input id="name" name="name" type="text" required maxlength="120">
-  <label for="phone">Telefoonnummer</label><input id="phone" name="phone" type="tel" required>
-  <label for="email">E-mail (niet verplicht)</label><input id="email" name="email" type="email">
-  <button id="bestel" type="submit">Bestellen en betalen</button>
-  <p id="msg" role="status"></p>
-</form>
-<script type="module">
-const slug = ${JSON.stringify(slug)};
-const euro = (c) => '€ ' + Math.floor(c / 100) + ',' + String(c % 100).padStart(2, '0');
-const key = crypto.randomUUID();
-const r = await fetch('/api/v1/public/menu/' + encodeURIComponent(slug));
-const menu = await r.json();
-if (!r.ok) { document.getElementById('menu').textContent = menu.error; throw new Error(menu.error); }
-document.getElementById('naam').textContent = 'Bestellen bij ' + menu.restaurant.name;
-if (!menu.ordering.accepting) { const p = document.getElementById('pauze'); p.hidden = false; p.textContent = menu.ordering.message; }
-const box = document.getElementById('menu'); box.textContent = '';
-for (const c of menu.categories) {
-  const h = document.createElement('h2'); h.textContent = c.name; box.append(h);
-  for (const p of c.products) {
-    const row = document.createElement('div'); row.className = 'product';
-    const l = document.createElement('span'); l.textContent = p.name + ' — ' + euro(p.price_cents);
-    const q = document.createElement('input'); q.type = 'number'; q.min = '0'; q.max = '99'; q.value = '0'; q.dataset.product = p.id; q.setAttribute('aria-label', 'Aantal ' + p.name);
-    row.append(l, q); box.append(row);
-  }
-}
-document.getElementById('f').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const msg = document.getElementById('msg');
-  const items = [...document.querySelectorAll('input[data-product]')].filter((i) => Number(i.value) > 0).map((i) => ({ product_id: i.dataset.product, quantity: Number(i.value) }));
-  const f = new FormData(e.target);
-  const customer = { name: f.get('name'), phone: f.get('phone') };
-  if (f.get('email')) customer.email = f.get('email');
-  const res = await fetch('/api/v1/public/order/' + encodeURIComponent(slug), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items, customer, type: 'pickup', idempotency_key: key }) });
-  const body = await res.json();
-  if (!res.ok) { msg.className = 'err'; msg.textContent = body.error; return; }
-  if (body.checkout_url) location.href = body.checkout_url;
-  else { msg.className = 'ok'; msg.textContent = 'Bestelling ' + body.order.number + ' is ontvangen.'; }
-});
-</script>`,
-  );
-}
-
 export function returnPage(paymentId: string): string {
   return shell(
     'Je betaling',

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { sessionOf } from '../../plugins/auth.js';
 import { errors } from '../../shared/schemas.js';
 import { IdempotencyHeaders } from '../orders/orders.schemas.js';
-import { orderPage, returnPage } from './public.pages.js';
+import { returnPage } from './public.pages.js';
 import {
   IntakeStatus,
   OrderStatusParams,
@@ -73,14 +73,25 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
 
   app.get(
     '/public/betaling/:id',
-    { schema: { tags, summary: 'The page a guest returns to after the checkout (HTML)', params: PaymentIdParams, response: { 200: Html, ...errors(400) } } },
-    async (request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(returnPage(request.params.id)),
+    {
+      schema: {
+        tags,
+        summary: "Where the checkout sends the guest back: 303 to the guest pages' payment result (/g/:slug/betaling/:id); a small page for an unknown payment",
+        params: PaymentIdParams,
+        response: { 200: Html, 303: z.null(), ...errors(400) },
+      },
+    },
+    async (request, reply) => {
+      const view = await publicOrders.paymentView(request.params.id).catch(() => null);
+      if (view) return reply.code(303).header('cache-control', 'no-store').header('location', `/g/${encodeURIComponent(view.restaurant.slug)}/betaling/${view.id}`).send(null);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(returnPage(request.params.id));
+    },
   );
 
   app.get(
     '/public/bestellen/:slug',
-    { schema: { tags, summary: 'A minimal ordering page on the public menu (HTML; pickup, paid online)', params: SlugParams, response: { 200: Html, ...errors(400) } } },
-    async (request, reply) => reply.type('text/html; charset=utf-8').send(orderPage(request.params.slug)),
+    { schema: { tags, summary: "The guest pages' ordering page: 303 to /g/:slug/", params: SlugParams, response: { 303: z.null(), ...errors(400) } } },
+    async (request, reply) => reply.code(303).header('location', `/g/${encodeURIComponent(request.params.slug)}/`).send(null),
   );
 
   app.get(

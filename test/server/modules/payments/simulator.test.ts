@@ -32,10 +32,14 @@ describe('payment simulator (no MOLLIE_API_KEY)', () => {
     expect(await countChanges(w.t, w.r.id, 'order.paid')).toBe(1);
     // The page now shows the outcome.
     expect((await w.t.req({ method: 'GET', url: `/api/v1/payments/simulator/${simId}` })).body).toContain('Betaald');
-    // The return page is HTML that reads the status.
+    // The return address sends the guest on to the guest pages' payment result.
     const ret = await w.t.req({ method: 'GET', url: `/api/v1/public/betaling/${body.payment_id}` });
-    expect(ret.statusCode).toBe(200);
-    expect(ret.body).toContain('/status');
+    expect(ret.statusCode).toBe(303);
+    expect(ret.headers.location).toBe(`/g/${w.r.slug}/betaling/${body.payment_id}`);
+    // An unknown payment gets the small page that says so.
+    const unknown = await w.t.req({ method: 'GET', url: '/api/v1/public/betaling/01900000-0000-7000-8000-000000000000' });
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.body).toContain('/status');
   });
 
   it('"mislukt" records a failed payment; the order stays open', async () => {
