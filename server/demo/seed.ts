@@ -14,6 +14,8 @@ import type { User } from '../modules/users/users.schemas.js';
 import type { Product } from '../modules/menu/menu.schemas.js';
 import { seedMenu } from './menu.js';
 import { seedOrders } from './orders.js';
+import { seedLoyalty } from './loyalty.js';
+import { seedStock } from './stock.js';
 import { seedHaccp } from './haccp.js';
 import { seedFloor } from './floor.js';
 
@@ -97,6 +99,8 @@ export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['staff', seedStaff],
   ['menu', seedMenu],
   ['orders', seedOrders],
+  ['loyalty', seedLoyalty],
+  ['stock', seedStock],
   ['haccp', seedHaccp],
   ['floor', seedFloor],
 ];
