@@ -67,7 +67,15 @@ export const shiftsSync: EntityDescriptor[] = [
         if (r.shift_id !== parsed.id) throw new RejectOp('Ongeldige correctie van een dienst.');
         return { ...pick<ShiftCorrectionsTable>(r as Record<string, unknown>, CORRECTION_COLUMNS), tenant_id: change.tenant_id } as ShiftCorrectionsTable;
       });
-      const row = { ...pick<ShiftsTable>(parsed as Record<string, unknown>, SHIFT_COLUMNS), tenant_id: change.tenant_id } as ShiftsTable;
+      const utc = (t: string) => new Date(t).toISOString(); // one representation of time everywhere (and comparable as text)
+      const row = {
+        ...pick<ShiftsTable>(parsed as Record<string, unknown>, SHIFT_COLUMNS),
+        start_at: utc(parsed.start_at),
+        end_at: parsed.end_at === null ? null : utc(parsed.end_at),
+        created_at: utc(parsed.created_at),
+        updated_at: utc(parsed.updated_at),
+        tenant_id: change.tenant_id,
+      } as ShiftsTable;
 
       const current = await trx.selectFrom('shifts').selectAll().where('id', '=', row.id).executeTakeFirst();
       if (current && current.tenant_id !== change.tenant_id) throw new RejectOp('Deze dienst hoort bij een ander restaurant.');
@@ -96,6 +104,11 @@ export const shiftsSync: EntityDescriptor[] = [
       } else if (change.kind === 'shift.corrected' || change.kind === 'shift.snapshot') {
         for (const c of corrections) await insertIfAbsent(trx, 'shift_corrections', c as ShiftCorrectionsTable & Record<string, unknown>);
         const fields = pick<ShiftsTable>(p.fields ?? {}, ['start_at', 'end_at', 'break_minutes']);
+        if (fields.start_at !== undefined) fields.start_at = parsePayload(ShiftRowSchema.shape.start_at, fields.start_at, 'een correctie van een dienst');
+        if (fields.end_at !== undefined) fields.end_at = parsePayload(ShiftRowSchema.shape.end_at, fields.end_at, 'een correctie van een dienst');
+        if (fields.break_minutes !== undefined) fields.break_minutes = parsePayload(ShiftRowSchema.shape.break_minutes, fields.break_minutes, 'een correctie van een dienst');
+        if (typeof fields.start_at === 'string') fields.start_at = utc(fields.start_at);
+        if (typeof fields.end_at === 'string') fields.end_at = utc(fields.end_at);
         const candidate: ShiftsTable = {
           ...current,
           ...fields,
