@@ -64,6 +64,9 @@ describe('sync worker', () => {
     expect(a.start()).toBe(true);
     expect(b.start()).toBe(false);
     await until(async () => (await appliance.handle.db.selectFrom('sync_state').select('lease_holder').executeTakeFirst())?.lease_holder === a.holder);
+    // Let the first worker finish its round (it then long-polls): its success report would otherwise
+    // race the second one's refusal on the shared status board.
+    await until(async () => appliance.services.sync.board.runtime.lastSuccessAt !== null);
     // Another process on the same database (different in-process key) cannot take the lease while it is held.
     const c = worker(appliance, transport, { key: 'other-process' });
     expect(c.start()).toBe(true);
