@@ -32,6 +32,9 @@ import { machine, percentile, table } from './lib/format.js';
 import { assertDurability } from './lib/seed.js';
 import { compareOrders, mib, rssSampler, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
 import { benchConfig } from './lib/tmp.js';
+import pg from 'pg';
+import { AppError } from '../server/shared/errors.js';
+import { addDays, localOf, slotsOf, type OpeningRules } from '../server/modules/reservations/reservations.rules.js';
 
 export interface Scenario {
   name: string;
@@ -65,12 +68,22 @@ export interface CatchupResult {
   verify: Awaited<ReturnType<typeof compareOrders>>;
   /** Food-safety records made during the outage (docs/haccp.md): readings, incidents, actions, checklist runs. */
   haccp: { logs: number; incidents: number; actions: number; runs: number; ops: number; chains: string };
+  /** Floor and reservations during the outage (docs/floor.md): table visits with their bills, payments at the table, staff bookings. */
+  floor: { visits: number; orders: number; bookings: number; full: number; ops: number };
+  /** Loyalty during the outage (docs/loyalty.md): regulars' paid orders earning points, redemptions from the appliance's lease. */
+  loyalty: { visits: number; redemptions: number; refused: number; ops: number };
 }
 
 const perDay = Number(process.env.BENCH_SYNC_ORDERS_PER_DAY ?? 1000);
 /** HACCP readings per hour of outage (10: ten probes read hourly, far more than a kitchen's twice a day). */
 const haccpPerHour = Number(process.env.BENCH_SYNC_HACCP_PER_HOUR ?? 10);
 const webPerDay = Number(process.env.BENCH_SYNC_WEB_PER_DAY ?? 100);
+/** Table visits per hour of outage (6: two rounds on a table, paid at the table; every third visit also takes a booking). */
+const floorPerHour = Number(process.env.BENCH_SYNC_FLOOR_PER_HOUR ?? 6);
+/** Regulars' visits per hour of outage (15: a paid order with their phone, earning points; every third also redeems 20 from the lease). */
+const loyaltyPerHour = Number(process.env.BENCH_SYNC_LOYALTY_PER_HOUR ?? 15);
+const REGULARS = 50;
+const regularPhone = (i: number) => `06 2${String(1_000_000 + (i % REGULARS) * 7919).padStart(7, '0')}`;
 
 export const SCENARIOS: Record<string, Scenario> = {
   '8h': { name: '8-hour outage (1 busy day)', hours: 8, orders: perDay, webOrders: webPerDay, targetMs: 10_000 },
@@ -173,6 +186,139 @@ async function compareHaccp(rt: Runtime, serverUrl: string, cookie: string, info
   return problems;
 }
 
+/**
+ * Floor and reservations during the outage, through the appliance's services (issue 11): a zone of
+ * 20 tables made offline; `floorPerHour` table visits an hour, each two rounds on a table (its bill
+ * opens with the first, the second joins it), the kitchen completing them, and the bill paid at the
+ * table, which closes it and marks its orders paid; every third visit also books a table for a day
+ * ahead (a full slot is refused and counted). Each visit is ~14 ops: orders, bill, rounds, payment,
+ * status announcements.
+ */
+async function generateFloor(rt: Runtime, clock: ManualClock, cloud: CloudInfo, s: Scenario, start: Date): Promise<CatchupResult['floor']> {
+  const { floor, orders, reservations, tenants } = rt.services;
+  const actor = { tenantId: cloud.tenantId, userId: cloud.staffId, via: 'pos' as const };
+  clock.set(start);
+  const zone = await floor.createZone(cloud.tenantId, { name: 'zaal' });
+  const tables: string[] = [];
+  for (let i = 1; i <= 20; i++) tables.push((await floor.createTable(cloud.tenantId, { zone_id: zone.id, name: `Z${i}`, seats: 2 + (i % 4) * 2, x: (i % 5) * 100, y: Math.floor(i / 5) * 100 })).id);
+  const settings = await tenants.getSettings(cloud.tenantId);
+  const rules = { timezone: settings.timezone, opening_hours: settings.opening_hours as OpeningRules['opening_hours'], opening_exceptions: settings.opening_exceptions, slot_minutes: settings.slot_minutes, seating_minutes: settings.seating_minutes };
+  const out = { visits: 0, orders: 0, bookings: 0, full: 0, ops: 21 };
+  const before = await rt.changes.lastSeq(cloud.tenantId);
+  const P = cloud.products;
+  const n = Math.round(s.hours * floorPerHour);
+  for (let i = 0; i < n; i++) {
+    clock.set(new Date(start.getTime() + (i * 3_600_000) / floorPerHour));
+    const table = tables[i % tables.length]!;
+    const first = (await orders.create(actor, { items: [{ product_id: P[i % P.length]!.id, quantity: 2 }, { product_id: P[(i + 1) % P.length]!.id, quantity: 1 }], table_id: table })).order;
+    const second = (await orders.create(actor, { items: [{ product_id: P[(i + 2) % P.length]!.id, quantity: 2 }], table_id: table })).order;
+    for (const o of [first, second]) await orders.setStatus(actor, o.id, 'completed');
+    const bill = await floor.tableBill(cloud.tenantId, table);
+    await floor.payBill(actor, bill.id, { amount_cents: bill.open_cents, tip_cents: 150 });
+    out.visits += 1;
+    out.orders += 2;
+    if (i % 3 === 0) {
+      const day = addDays(localOf(clock.now(), settings.timezone).date, 1 + (i % 5));
+      const slots = slotsOf(day, rules);
+      if (slots.length > 0) {
+        try {
+          await reservations.bookStaff({ tenantId: cloud.tenantId, userId: cloud.staffId }, { date: day, time: slots[i % slots.length]!.time, party_size: 2 + (i % 3), name: `Gast ${i}`, phone: '0612345678' });
+          out.bookings += 1;
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+          out.full += 1;
+        }
+      }
+    }
+  }
+  out.ops = (await rt.changes.lastSeq(cloud.tenantId)) - before + 21;
+  return out;
+}
+
+/**
+ * Loyalty before the outage: fifty regulars have earned on the appliance and synced, so the cloud has
+ * granted the appliance a lease on each (the escrow, docs/loyalty.md) that it can spend offline.
+ */
+async function prepareLoyalty(rt: Runtime, clock: ManualClock, cloud: CloudInfo, engine: SyncEngine, at: Date): Promise<void> {
+  const actor = { tenantId: cloud.tenantId, userId: cloud.staffId, via: 'pos' as const };
+  for (let i = 0; i < REGULARS; i++) {
+    clock.set(new Date(at.getTime() - (REGULARS - i) * 60_000));
+    const { order } = await rt.services.orders.create(actor, { items: [{ product_id: cloud.products[i % cloud.products.length]!.id, quantity: 4 }], customer: { phone: regularPhone(i), name: `Vaste gast ${i}` } });
+    await rt.services.orders.markPaid(actor, order.id, { provider: 'pin' });
+  }
+  await engine.syncOnce();
+}
+
+/** Loyalty during the outage, through the appliance's services: `loyaltyPerHour` paid orders of regulars (earning), every third visit redeeming 20 points from the lease. */
+async function generateLoyalty(rt: Runtime, clock: ManualClock, cloud: CloudInfo, s: Scenario, start: Date): Promise<CatchupResult['loyalty']> {
+  const actor = { tenantId: cloud.tenantId, userId: cloud.staffId, via: 'pos' as const };
+  const before = await rt.changes.lastSeq(cloud.tenantId);
+  const out = { visits: 0, redemptions: 0, refused: 0, ops: 0 };
+  const n = Math.round(s.hours * loyaltyPerHour);
+  for (let i = 0; i < n; i++) {
+    clock.set(new Date(start.getTime() + ((i + 0.5) * 3_600_000) / loyaltyPerHour));
+    const phone = regularPhone(i * 13);
+    const { order } = await rt.services.orders.create(actor, { items: [{ product_id: cloud.products[(i * 5) % cloud.products.length]!.id, quantity: 1 + (i % 3) }], customer: { phone } });
+    await rt.services.orders.markPaid(actor, order.id, { provider: 'pin' });
+    out.visits += 1;
+    if (i % 3 === 0) {
+      const c = await rt.services.loyalty.balanceByPhone(cloud.tenantId, phone);
+      try {
+        await rt.services.loyalty.redeem({ tenantId: cloud.tenantId, userId: cloud.staffId }, { customer_id: c.customer_id, points: 20 });
+        out.redemptions += 1;
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+        out.refused += 1;
+      }
+    }
+  }
+  out.ops = (await rt.changes.lastSeq(cloud.tenantId)) - before;
+  return out;
+}
+
+/** After the catch-up: the same customers, ledger and leases on both sides, and the same derived accounts. */
+async function compareLoyalty(rt: Runtime, info: CloudInfo): Promise<string[]> {
+  const db = rt.handle.db;
+  const problems: string[] = [];
+  const client = new pg.Client({ connectionString: info.pgUrl });
+  await client.connect();
+  try {
+    for (const [table, cols, key] of [
+      ['loyalty_customers', 'id, phone, merged_into, erased_at', 'id'],
+      ['loyalty_transactions', 'id, customer_id, type, points, pool, device_id, order_id', 'id'],
+      ['loyalty_leases', 'id, customer_id, device_id, points', 'id'],
+      ['loyalty_accounts', 'customer_id, holder, points', 'customer_id, holder'],
+    ] as const) {
+      const local = (await sql.raw<Record<string, unknown>>(`select ${cols} from ${table} where tenant_id = '${info.tenantId}' and ${table === 'loyalty_accounts' ? 'points <> 0' : '1 = 1'} order by ${key}`).execute(db)).rows;
+      const remote = (await client.query(`select ${cols} from ${table} where tenant_id = $1 and ${table === 'loyalty_accounts' ? 'points <> 0' : '1 = 1'} order by ${key.split(', ').map((k) => `${k} collate "C"`).join(', ')}`, [info.tenantId])).rows;
+      if (JSON.stringify(local.map((r) => Object.values(r).map(String))) !== JSON.stringify(remote.map((r) => Object.values(r).map(String)))) problems.push(`loyalty: ${table} differ (appliance ${local.length}, cloud ${remote.length} rows)`);
+    }
+    const negative = (await client.query(`select customer_id from loyalty_accounts where tenant_id = $1 group by customer_id having sum(points) < 0`, [info.tenantId])).rows;
+    if (negative.length) problems.push(`loyalty: ${negative.length} balances below zero in the cloud`);
+  } finally {
+    await client.end();
+  }
+  return problems;
+}
+
+/** After the catch-up: the same bills, rounds, payments and bookings on both sides. */
+async function compareFloor(rt: Runtime, info: CloudInfo): Promise<string[]> {
+  const db = rt.handle.db;
+  const problems: string[] = [];
+  const client = new pg.Client({ connectionString: info.pgUrl });
+  await client.connect();
+  try {
+    for (const [table, cols] of [['bills', 'id, status, close_reason'], ['bill_rounds', 'id, bill_id, order_id'], ['bill_payments', 'id, bill_id, amount_cents, tip_cents'], ['reservations', 'id, table_id, status, starts_at'], ['floor_tables', 'id, name, seats']] as const) {
+      const local = (await sql.raw<Record<string, unknown>>(`select ${cols} from ${table} where tenant_id = '${info.tenantId}' order by id`).execute(db)).rows;
+      const remote = (await client.query(`select ${cols} from ${table} where tenant_id = $1 order by id`, [info.tenantId])).rows;
+      if (JSON.stringify(local.map((r) => Object.values(r).map(String))) !== JSON.stringify(remote.map((r) => Object.values(r).map(String)))) problems.push(`floor: ${table} differ (appliance ${local.length}, cloud ${remote.length} rows)`);
+    }
+  } finally {
+    await client.end();
+  }
+  return problems;
+}
+
 export async function runCatchup(s: Scenario, log: (m: string) => void = console.log): Promise<CatchupResult> {
   const { server, info, cookie } = await startCloud();
   const { config, cleanup } = benchConfig('sync');
@@ -186,14 +332,19 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     await engine.syncOnce();
     const bootstrapMs = performance.now() - t;
 
-    // Offline from here: nothing calls the cloud until the catch-up.
     const start = new Date(Date.now() - s.hours * 3_600_000);
+    await prepareLoyalty(rt, clock, info, engine, start);
+    // Offline from here: nothing calls the cloud until the catch-up.
     await sql`pragma synchronous = OFF`.execute(rt.handle.db);
     t = performance.now();
     const web = webOrders(server, s.webOrders, start, (s.hours * 60) / Math.max(1, s.webOrders));
     const gen = await generateOutage(rt, clock, info, s, start);
     const haccp = await generateHaccp(rt, clock, info, s, start);
     gen.ops += haccp.ops;
+    const floor = await generateFloor(rt, clock, info, s, start);
+    gen.ops += floor.ops;
+    const loyalty = await generateLoyalty(rt, clock, info, s, start);
+    gen.ops += loyalty.ops;
     const generateMs = performance.now() - t;
     const webMs = await web;
     clock.set(new Date());
@@ -201,7 +352,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     await sql`pragma wal_checkpoint(TRUNCATE)`.execute(rt.handle.db);
     await assertDurability(rt);
     const pending = await engine.pendingCount();
-    log(`  generated ${gen.orders} orders, ${gen.items} items, HACCP ${haccp.logs} readings, ${haccp.incidents} incidents, ${haccp.actions} actions, ${haccp.runs} checklist runs; ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
+    log(`  generated ${gen.orders} orders, ${gen.items} items, HACCP ${haccp.logs} readings, ${haccp.incidents} incidents, ${haccp.actions} actions, ${haccp.runs} checklist runs, ${floor.visits} table visits (${floor.orders} orders on bills, ${floor.bookings} bookings, ${floor.full} refused as full), ${loyalty.visits} loyalty visits (${loyalty.redemptions} redemptions from the lease, ${loyalty.refused} refused); ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
 
     // The web shop's latency while nothing else happens, as the baseline for the same during the catch-up.
     let shop = webShop(server, cookie, info.products);
@@ -240,6 +391,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     if ((await engine.pendingCount()) !== 0) throw new Error('bench: ops still pending after the catch-up');
     const verify = await compareOrders(rt, info);
     verify.problems.push(...(await compareHaccp(rt, server.url, cookie, info, haccp)));
+    verify.problems.push(...(await compareFloor(rt, info)));
+    verify.problems.push(...(await compareLoyalty(rt, info)));
     const join = await newApplianceJoins(server, info);
     return {
       scenario: s,
@@ -261,6 +414,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       join,
       verify,
       haccp,
+      floor,
+      loyalty,
     };
   } finally {
     await rt.close();
@@ -293,6 +448,8 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
       out.problems.push(...(await compareOrders(rt, info)).problems.map((p) => `${bootstrap}: ${p}`));
       const haccp = await rt.services.haccp.verify(info.tenantId);
       if (!haccp.verified || haccp.chains.length === 0) out.problems.push(`${bootstrap}: the HACCP chains do not verify on the new appliance`);
+      out.problems.push(...(await compareFloor(rt, info)).map((p) => `${bootstrap}: ${p}`));
+      out.problems.push(...(await compareLoyalty(rt, info)).filter((p) => !p.includes('loyalty_accounts')).map((p) => `${bootstrap}: ${p}`));
     } finally {
       await rt.close();
       cleanup();
