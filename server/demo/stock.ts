@@ -1,0 +1,271 @@
+import { ChangeLog } from '../db/change-log.js';
+import { ManualClock } from '../shared/clock.js';
+import { createStockService } from '../modules/stock/stock.service.js';
+import type { Order } from '../modules/orders/orders.schemas.js';
+import type { DemoContext } from './seed.js';
+
+/**
+ * Stock for the demo restaurant (issue 8): four locations, the ingredients of the demo menu with
+ * recipes for every dish, and eight weeks of movements that agree with the demo's sales: deliveries
+ * on Tuesday and Friday mornings into the cold store, freezer and dry store, each service day's
+ * working stock moved to the kitchen, every completed order's recipe consumption booked at the
+ * moment it was completed, breakage and staff meals now and then, and a count on Mondays. The
+ * purchase suggestion then has real consumption to work from, and tonight's count leaves a few
+ * items on the purchase list.
+ *
+ * Written through the stock service (the one write path, the change log) on a clock set to each
+ * moment, like the orders' history.
+ */
+
+type Unit = 'kg' | 'liter' | 'stuk' | 'fles' | 'portie';
+type Store = 'Koelcel' | 'Vriezer' | 'Droge voorraad';
+
+/** name, unit, cost in cents per unit, where deliveries go. */
+const INGREDIENTS: Array<[name: string, unit: Unit, cost_cents: number, store: Store]> = [
+  ['Rundergehakt', 'kg', 1100, 'Koelcel'],
+  ['Runderhaas', 'kg', 3600, 'Koelcel'],
+  ['Biefstuk (rund)', 'kg', 2800, 'Koelcel'],
+  ['Varkensschnitzel', 'kg', 1200, 'Koelcel'],
+  ['Kipdijfilet', 'kg', 950, 'Koelcel'],
+  ['Zalmfilet', 'kg', 2400, 'Koelcel'],
+  ['Tomaten', 'kg', 250, 'Koelcel'],
+  ['Sla', 'kg', 600, 'Koelcel'],
+  ['Geitenkaas', 'kg', 1800, 'Koelcel'],
+  ['Cheddar', 'kg', 1400, 'Koelcel'],
+  ['Parmezaan', 'kg', 2600, 'Koelcel'],
+  ['Champignons', 'kg', 500, 'Koelcel'],
+  ['Slagroom', 'liter', 450, 'Koelcel'],
+  ['Roomboter', 'kg', 900, 'Koelcel'],
+  ['Appeltaart', 'portie', 120, 'Koelcel'],
+  ['Eieren', 'stuk', 25, 'Koelcel'],
+  ['Melk', 'liter', 110, 'Koelcel'],
+  ['Handsinaasappels', 'kg', 180, 'Koelcel'],
+  ['Friet (diepvries)', 'kg', 180, 'Vriezer'],
+  ['Bitterballen (diepvries)', 'stuk', 22, 'Vriezer'],
+  ['Vanille-ijs', 'liter', 500, 'Vriezer'],
+  ['Hamburgerbroodjes', 'stuk', 35, 'Droge voorraad'],
+  ['Risottorijst', 'kg', 400, 'Droge voorraad'],
+  ['Pindasaus', 'liter', 600, 'Droge voorraad'],
+  ['Koffiebonen', 'kg', 2200, 'Droge voorraad'],
+  ['Cola (flesje)', 'fles', 55, 'Droge voorraad'],
+  ['Heineken (fust)', 'liter', 350, 'Droge voorraad'],
+  ['Huiswijn rood', 'liter', 600, 'Droge voorraad'],
+  ['Huiswijn wit', 'liter', 600, 'Droge voorraad'],
+];
+
+/** Per sold dish of the demo menu (server/demo/menu.ts): ingredient and quantity per portion. */
+export const DEMO_RECIPES: Record<string, Array<[ingredient: string, quantity: number]>> = {
+  'Tomatensoep met balletjes': [['Tomaten', 0.25], ['Rundergehakt', 0.04], ['Slagroom', 0.03]],
+  'Carpaccio van runderhaas': [['Runderhaas', 0.08], ['Parmezaan', 0.015], ['Sla', 0.02]],
+  'Bitterballen (8 stuks)': [['Bitterballen (diepvries)', 8]],
+  'Geitenkaas salade': [['Geitenkaas', 0.08], ['Sla', 0.08], ['Tomaten', 0.05]],
+  'Biefstuk met friet': [['Biefstuk (rund)', 0.2], ['Friet (diepvries)', 0.2], ['Roomboter', 0.02]],
+  'Schnitzel met champignonroomsaus': [['Varkensschnitzel', 0.2], ['Champignons', 0.08], ['Slagroom', 0.05], ['Friet (diepvries)', 0.2]],
+  'Gegrilde zalm': [['Zalmfilet', 0.18], ['Roomboter', 0.03], ['Sla', 0.05]],
+  'Vegetarische risotto': [['Risottorijst', 0.1], ['Champignons', 0.12], ['Parmezaan', 0.03], ['Slagroom', 0.03], ['Roomboter', 0.02]],
+  'Kipsaté': [['Kipdijfilet', 0.2], ['Pindasaus', 0.1], ['Friet (diepvries)', 0.2]],
+  'Burger De Gouden Lepel': [['Rundergehakt', 0.18], ['Hamburgerbroodjes', 1], ['Cheddar', 0.03], ['Friet (diepvries)', 0.2], ['Sla', 0.02]],
+  'Friet met mayonaise': [['Friet (diepvries)', 0.2]],
+  'Gemengde salade': [['Sla', 0.1], ['Tomaten', 0.08]],
+  'Dame blanche': [['Vanille-ijs', 0.15], ['Slagroom', 0.03]],
+  'Appeltaart met slagroom': [['Appeltaart', 1], ['Slagroom', 0.03]],
+  'Crème brûlée': [['Slagroom', 0.1], ['Eieren', 2]],
+  Cola: [['Cola (flesje)', 1]],
+  'Verse jus d’orange': [['Handsinaasappels', 0.5]],
+  Koffie: [['Koffiebonen', 0.008]],
+  Cappuccino: [['Koffiebonen', 0.008], ['Melk', 0.15]],
+  'Heineken van de tap': [['Heineken (fust)', 0.25]],
+  'Huiswijn rood (glas)': [['Huiswijn rood', 0.15]],
+  'Huiswijn wit (glas)': [['Huiswijn wit', 0.15]],
+};
+
+const DAY = 86_400_000;
+const SUPPLIER: Record<Store, string> = { Koelcel: 'Levering groothandel (vers)', Vriezer: 'Levering diepvries', 'Droge voorraad': 'Levering groothandel (droog)' };
+/** Counted units in whole numbers; weights and volumes to 0.1. */
+const step = (unit: Unit) => (unit === 'kg' || unit === 'liter' ? 0.1 : 1);
+const roundUp = (q: number, unit: Unit) => Math.ceil(q / step(unit) - 1e-9) * step(unit);
+const round3 = (q: number) => Math.round(q * 1000) / 1000;
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+export async function seedStock(ctx: DemoContext): Promise<void> {
+  const { runtime, tenant } = ctx;
+  const { menu, orders } = runtime.services;
+  const products = ctx.products ?? [];
+  if (products.length === 0) return;
+  const random = rng(8);
+  const clock = new ManualClock(runtime.clock.now());
+  const changes = new ChangeLog(runtime.handle.db, clock, runtime.changes.origin);
+  const stock = createStockService({ db: runtime.handle.db, changes, clock, menu, tenants: runtime.services.tenants });
+  const cook = ctx.staff.find((s) => s.job === 'kok') ?? ctx.staff[0];
+  const staff = { tenantId: tenant.id, userId: cook?.id ?? null };
+  const base = { to_location_id: null, from_location_id: null, note: null as string | null, reason: null as string | null };
+
+  // The completed orders of the history, oldest first (the orders seeder completed them without hooks).
+  const done: Order[] = [];
+  for (let offset = 0; ; offset += 200) {
+    const page = await orders.list(tenant.id, { statuses: ['completed'] }, 200, offset);
+    done.push(...page.data);
+    if (page.data.length < 200) break;
+  }
+  done.sort((a, b) => a.updated_at.localeCompare(b.updated_at));
+  const first = done[0];
+  clock.set(first ? new Date(Date.parse(first.created_at.slice(0, 10)) - 2 * DAY + 7 * 3_600_000) : runtime.clock.now());
+
+  // Locations: the kitchen is where service draws from (the default), the rest are stores.
+  const kitchen = await stock.createLocation(tenant.id, { name: 'Keuken', is_default: true });
+  const stores = new Map<Store, string>();
+  for (const name of ['Koelcel', 'Vriezer', 'Droge voorraad'] as const) stores.set(name, (await stock.createLocation(tenant.id, { name })).id);
+
+  // Ingredients and recipes.
+  const ingredient = new Map<string, { id: string; unit: Unit; store: Store }>();
+  for (const [name, unit, cost_cents, store] of INGREDIENTS) {
+    const p = await menu.createProduct(tenant.id, { name, price_cents: 0, cost_cents, unit, on_menu: false });
+    ingredient.set(name, { id: p.id, unit, store });
+  }
+  const byName = new Map(products.map((p) => [p.name, p]));
+  const recipe = new Map<string, Array<{ id: string; quantity: number }>>();
+  for (const [dish, lines] of Object.entries(DEMO_RECIPES)) {
+    const p = byName.get(dish);
+    if (!p) continue;
+    const ingredients = lines.map(([name, quantity]) => ({ product_id: ingredient.get(name)!.id, quantity }));
+    await stock.putRecipe(tenant.id, p.id, { ingredients });
+    recipe.set(p.id, ingredients.map((i) => ({ id: i.product_id, quantity: i.quantity })));
+  }
+
+  // What each day of service used, per ingredient (to size deliveries and the kitchen's stock).
+  const use = (o: Order) => {
+    const m = new Map<string, number>();
+    for (const item of o.items) for (const l of recipe.get(item.product_id) ?? []) m.set(l.id, (m.get(l.id) ?? 0) + l.quantity * item.quantity);
+    return m;
+  };
+  const byDay = new Map<string, Order[]>();
+  for (const o of done) {
+    const day = o.updated_at.slice(0, 10);
+    byDay.set(day, [...(byDay.get(day) ?? []), o]);
+  }
+  const days = [...byDay.keys()].sort();
+  const dayUse = new Map<string, Map<string, number>>();
+  for (const [day, list] of byDay) {
+    const m = new Map<string, number>();
+    for (const o of list) for (const [id, q] of use(o)) m.set(id, (m.get(id) ?? 0) + q);
+    dayUse.set(day, m);
+  }
+  /** Average use per calendar day over the two weeks before `t` (what a manager would look at), else over the whole history. */
+  const daily = (id: string, t?: number) => {
+    const window = [...dayUse].filter(([day]) => t === undefined || (Date.parse(day) < t && Date.parse(day) >= t - 14 * DAY));
+    const span = t === undefined || window.length === 0 ? Math.max(1, (Date.parse(days[days.length - 1] ?? '1970-01-01') - Date.parse(days[0] ?? '1970-01-01')) / DAY + 1) : 14;
+    const from = window.length === 0 ? [...dayUse] : window;
+    return from.reduce((sum, [, m]) => sum + (m.get(id) ?? 0), 0) / span;
+  };
+  /** Dishes the demo's guests never order still have their ingredients in stock: a pack of each. */
+  const PACK: Record<Unit, number> = { kg: 5, liter: 5, stuk: 100, fles: 24, portie: 20 };
+
+  // Minimum levels: a day and a half of recent use (a pack's 40 % for what hardly sells), so the purchase list speaks up in time.
+  for (const [, ing] of ingredient) {
+    const recent = daily(ing.id, Date.parse(days[days.length - 1] ?? '1970-01-01') + DAY);
+    const min = recent > 0 ? roundUp(1.5 * recent, ing.unit) : PACK[ing.unit] * 0.4;
+    await menu.updateProduct(tenant.id, ing.id, { min_level: round3(min) });
+  }
+
+  // What lies where (thousandths, as the ledger keeps it), from what each booking answered.
+  const level = new Map<string, number>();
+  const key = (productId: string, locationId: string) => `${productId}/${locationId}`;
+  const have = (productId: string, locationId: string) => (level.get(key(productId, locationId)) ?? 0) / 1000;
+  let movements = 0;
+  const move = async (input: Parameters<typeof stock.recordMovement>[1]) => {
+    const r = await stock.recordMovement(staff, input);
+    for (const l of r.levels) level.set(key(l.product_id, l.location_id), Math.round(l.quantity * 1000));
+    movements += r.movements.length;
+  };
+
+  const deliver = async (coverDays: number, skip: Set<string> = new Set()) => {
+    const now = clock.now().getTime();
+    for (const [name, ing] of ingredient) {
+      if (skip.has(name)) continue;
+      const store = stores.get(ing.store)!;
+      const perDay = daily(ing.id, now) || daily(ing.id);
+      const onHand = have(ing.id, store) + Math.max(0, have(ing.id, kitchen.id));
+      const want = perDay > 0 ? perDay * coverDays - onHand : onHand < PACK[ing.unit] * 0.4 ? PACK[ing.unit] - onHand : 0;
+      if (want <= 0) continue;
+      await move({ ...base, product_id: ing.id, location_id: store, type: 'INTAKE', quantity: round3(roundUp(want, ing.unit)), note: SUPPLIER[ing.store], reason: 'levering' });
+    }
+  };
+
+  // The opening stock, two days before the first service.
+  await deliver(6);
+
+  const firstDay = days[0] ? Date.parse(days[0]) : Date.parse(clock.now().toISOString().slice(0, 10));
+  const lastDay = days.length ? Date.parse(days[days.length - 1]!) : firstDay;
+  for (let t = firstDay; t <= lastDay; t += DAY) {
+    const date = new Date(t);
+    const weekday = date.getUTCDay();
+    const day = date.toISOString().slice(0, 10);
+    const todays = byDay.get(day) ?? [];
+    // Tuesday and Friday mornings: the wholesaler delivers (enough for about five service days).
+    if (weekday === 2 || weekday === 5) {
+      clock.set(new Date(t + 7.5 * 3_600_000));
+      await deliver(7, lastDay - t < 4 * DAY ? new Set(['Zalmfilet', 'Slagroom']) : new Set());
+    }
+    // Monday (closed): the weekly count of the kitchen's fresh stock finds a little less than booked.
+    if (weekday === 1) {
+      clock.set(new Date(t + 10 * 3_600_000));
+      for (const name of ['Tomaten', 'Sla', 'Champignons', 'Slagroom', 'Melk', 'Handsinaasappels']) {
+        const ing = ingredient.get(name)!;
+        const booked = have(ing.id, kitchen.id);
+        if (booked <= 0) continue;
+        const counted = Math.max(0, Math.floor((booked * (0.94 + random() * 0.05)) * 10) / 10);
+        await move({ ...base, product_id: ing.id, location_id: kitchen.id, type: 'ADJUSTMENT', quantity: round3(counted), note: 'Weektelling' });
+      }
+    }
+    if (todays.length === 0) continue;
+    // Before service: bring the kitchen up to the day's need (plus a margin) from the stores.
+    const need = new Map<string, number>();
+    for (const o of todays) for (const [id, q] of use(o)) need.set(id, (need.get(id) ?? 0) + q);
+    clock.set(new Date(t + 9 * 3_600_000));
+    for (const [name, ing] of ingredient) {
+      const store = stores.get(ing.store)!;
+      const short = (need.get(ing.id) ?? 0) * 1.15 - have(ing.id, kitchen.id);
+      const q = Math.min(roundUp(short, ing.unit), have(ing.id, store));
+      if (q <= 0) continue;
+      await move({ ...base, product_id: ing.id, location_id: store, type: 'TRANSFER_OUT', to_location_id: kitchen.id, quantity: round3(q), note: `Werkvoorraad voor de dienst (${name})` });
+    }
+    // Service: each completed order books its recipes at the moment it was completed.
+    for (const o of todays) {
+      clock.set(o.updated_at);
+      const booked = await changes.write(tenant.id, (w) => stock.consumeForOrder(w, tenant.id, o, null));
+      for (const m of booked) level.set(key(m.product_id, m.location_id), Math.round(m.level_after * 1000));
+      movements += booked.length;
+    }
+    // Now and then: a broken bottle, a staff meal.
+    if (weekday === 6) {
+      clock.set(new Date(t + 22.5 * 3_600_000));
+      const cola = ingredient.get('Cola (flesje)')!;
+      if (have(cola.id, kitchen.id) >= 2) await move({ ...base, product_id: cola.id, location_id: kitchen.id, type: 'REMOVAL', quantity: 2, reason: 'breuk', note: 'Krat gevallen' });
+      const fries = ingredient.get('Friet (diepvries)')!;
+      if (have(fries.id, kitchen.id) >= 1) await move({ ...base, product_id: fries.id, location_id: kitchen.id, type: 'REMOVAL', quantity: 1, reason: 'personeelsmaaltijd' });
+    }
+  }
+
+  // Tonight's count after service: salmon and cream are running low (the last delivery missed them).
+  clock.set(new Date(lastDay + 23 * 3_600_000));
+  for (const name of ['Zalmfilet', 'Slagroom']) {
+    const ing = ingredient.get(name)!;
+    const min = roundUp(1.5 * daily(ing.id, lastDay + DAY), ing.unit);
+    const counted = round3(Math.floor(min * 0.4 * 10) / 10);
+    await move({ ...base, product_id: ing.id, location_id: kitchen.id, type: 'ADJUSTMENT', quantity: counted, note: 'Telling na de dienst' });
+    const store = stores.get(ing.store)!;
+    if (have(ing.id, store) > 0) await move({ ...base, product_id: ing.id, location_id: store, type: 'ADJUSTMENT', quantity: 0, note: 'Telling na de dienst' });
+  }
+
+  ctx.counts.locations = stores.size + 1;
+  ctx.counts.ingredients = ingredient.size;
+  ctx.counts.recipes = recipe.size;
+  ctx.counts.stock_movements = movements;
+}
