@@ -158,6 +158,34 @@ describe('tables (admin, CONTRACT §16)', () => {
   });
 });
 
+describe('table and bill routes: roles and malformed ids', () => {
+  it('staff may not create, change or archive tables (403); a malformed id is 400 naming it; nothing changes', async () => {
+    const { t, staff, admin, r, floor } = await setup();
+    const before = await tablesOf(t, r.id);
+    for (const [method, url, payload] of [
+      ['POST', '/api/v1/floorplan/tables', { zone_id: floor.binnen.id, name: 'T9', seats: 2, x: 0, y: 0 }],
+      ['PATCH', `/api/v1/floorplan/tables/${floor.t1.id}`, { seats: 9 }],
+      ['DELETE', `/api/v1/floorplan/tables/${floor.t1.id}`, undefined],
+    ] as const) {
+      const res = await t.req({ method, url, cookie: staff, ...(payload ? { payload } : {}) });
+      expect(res.statusCode, `${method} ${url}`).toBe(403);
+      expect((await t.req({ method, url, ...(payload ? { payload } : {}) })).statusCode).toBe(401);
+    }
+    for (const [method, url, cookie] of [
+      ['PATCH', '/api/v1/floorplan/tables/tafel-1', admin],
+      ['PATCH', '/api/v1/floorplan/tables/tafel-1/status', staff],
+      ['GET', '/api/v1/floorplan/tables/tafel-1/bill', staff],
+      ['GET', '/api/v1/floorplan/bills/rekening-1', staff],
+      ['PATCH', '/api/v1/floorplan/zones/binnen', admin],
+    ] as const) {
+      const res = await t.req({ method, url, cookie, ...(method === 'PATCH' ? { payload: { status: 'bezet', seats: 3, name: 'x' } } : {}) });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().details[0]).toEqual({ field: 'id', error: "'id' moet een geldige id zijn." });
+    }
+    expect(await tablesOf(t, r.id)).toEqual(before);
+  });
+});
+
 describe('PATCH /floorplan/tables/positions (all or nothing)', () => {
   it('moves every table given, for any session', async () => {
     const { t, staff, r, floor } = await setup();

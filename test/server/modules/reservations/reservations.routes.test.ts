@@ -277,5 +277,11 @@ describe('staff: GET/POST /reservations, PATCH /reservations/:id', () => {
     expect((await patch(a.id, { status: 'no_show' }, otherStaff)).json()).toEqual({ error: 'Reservering niet gevonden.', code: 'NOT_FOUND' });
     expect((await t.req({ method: 'PATCH', url: `/api/v1/reservations/${a.id}`, payload: { status: 'no_show' } })).statusCode).toBe(401);
     expect((await t.services.reservations.get(r.id, a.id)).status).toBe('seated');
+    // GET /reservations/:id: the booking; another restaurant's is 404; a malformed id 400.
+    const one = await t.req({ method: 'GET', url: `/api/v1/reservations/${a.id}`, cookie: staff });
+    expect(one.json()).toMatchObject({ id: a.id, status: 'seated', table_name: 'T3', party_size: 2 });
+    expect((await t.req({ method: 'GET', url: `/api/v1/reservations/${a.id}`, cookie: otherStaff })).statusCode).toBe(404);
+    expect((await t.req({ method: 'GET', url: '/api/v1/reservations/abc', cookie: staff })).json().details[0].field).toBe('id');
+    expect((await t.req({ method: 'GET', url: `/api/v1/reservations/${a.id}` })).statusCode).toBe(401);
   });
 });
