@@ -1,0 +1,56 @@
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { createTestApp } from '../../../helpers/app.js';
+import { seedDemo } from '../../../../server/demo/seed.js';
+import { DEMO_RECIPES } from '../../../../server/demo/stock.js';
+
+describe('demo restaurant: stock', () => {
+  it('has locations, ingredients with recipes for the menu, and movements that agree with the sales', { timeout: 180_000 }, async () => {
+    vi.stubEnv('DEMO_HISTORY_WEEKS', '1');
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const t = await createTestApp();
+    const demo = await seedDemo(t);
+    const tenantId = demo.tenant.id;
+    const { stock, menu, orders } = t.services;
+
+    const locations = await stock.listLocations(tenantId);
+    expect(locations.map((l) => [l.name, l.is_default])).toEqual([['Droge voorraad', false], ['Keuken', true], ['Koelcel', false], ['Vriezer', false]]);
+    const products = await menu.listProducts(tenantId);
+    const dishes = products.filter((p) => p.on_menu);
+    const ingredients = products.filter((p) => !p.on_menu);
+    expect(ingredients.length).toBeGreaterThanOrEqual(25);
+    // Every dish of the menu has a recipe; ingredients stay off the staff menu.
+    for (const d of dishes) expect((await stock.getRecipe(tenantId, d.id)).ingredients.length, d.name).toBeGreaterThan(0);
+    expect(Object.keys(DEMO_RECIPES).sort()).toEqual(dishes.map((d) => d.name).sort());
+    const staffMenu = (await menu.staffMenu(tenantId)).categories.flatMap((c) => c.products.map((p) => p.name));
+    expect(staffMenu.some((n) => ingredients.some((i) => i.name === n))).toBe(false);
+
+    // The sales in the ledger are exactly the completed orders' recipes.
+    const recipes = new Map<string, Array<{ product_id: string; quantity: number }>>();
+    for (const d of dishes) recipes.set(d.id, (await stock.getRecipe(tenantId, d.id)).ingredients);
+    const expected = new Map<string, number>();
+    const done = await orders.list(tenantId, { statuses: ['completed'] }, 200, 0);
+    let all = done.data;
+    for (let offset = 200; offset < done.total; offset += 200) all = all.concat((await orders.list(tenantId, { statuses: ['completed'] }, 200, offset)).data);
+    expect(all.length).toBeGreaterThan(50);
+    for (const o of all) for (const i of o.items) for (const l of recipes.get(i.product_id) ?? []) expected.set(l.product_id, Math.round((expected.get(l.product_id) ?? 0) * 1000 + l.quantity * i.quantity * 1000) / 1000);
+    const sales = await t.handle.db.selectFrom('stock_movements').select(['product_id', 'quantity_milli', 'ref_id', 'created_at']).where('tenant_id', '=', tenantId).where('source', '=', 'sale').execute();
+    const booked = new Map<string, number>();
+    for (const s of sales) booked.set(s.product_id, (booked.get(s.product_id) ?? 0) - Number(s.quantity_milli));
+    expect(new Map([...booked].map(([k, v]) => [k, v / 1000]))).toEqual(expected);
+    const completedAt = new Map(all.map((o) => [o.id, o.updated_at]));
+    for (const s of sales) expect(s.created_at).toBe(completedAt.get(s.ref_id!));
+
+    // Deliveries, transfers and counts too; the levels are the ledger's; the purchase advice has something to say.
+    const types = await t.handle.db.selectFrom('stock_movements').select('type').distinct().where('tenant_id', '=', tenantId).execute();
+    expect(types.map((x) => x.type).sort()).toEqual(['ADJUSTMENT', 'INTAKE', 'REMOVAL', 'TRANSFER_IN', 'TRANSFER_OUT']);
+    expect((await stock.verify({ tenantId, repair: false })).differences).toEqual([]);
+    expect((await stock.purchaseList(tenantId)).data.map((i) => i.name)).toEqual(expect.arrayContaining(['Zalmfilet', 'Slagroom']));
+    const suggestion = await stock.suggest(tenantId, { lookback: 28, lead_days: 2 });
+    expect(suggestion.data.length).toBeGreaterThan(5);
+    expect(suggestion.data.every((s) => s.consumption.total > 0 && s.quantity_to_order > 0)).toBe(true);
+    expect(suggestion.data.filter((s) => s.consumption.sales > 0).length).toBeGreaterThan(5);
+    expect(demo.counts).toMatchObject({ locations: 4, ingredients: ingredients.length, recipes: dishes.length });
+  });
+});
