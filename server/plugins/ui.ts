@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
 
@@ -85,6 +86,8 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
     const q = request.url.indexOf('?');
     return reply.redirect(`/app/${q >= 0 ? request.url.slice(q) : ''}`);
   });
+  // Compressed (gzip/brotli) for the browsers that ask; only these static routes, never the API.
+  await app.register(fastifyCompress, { global: true, threshold: 1024 });
   vendorRoute(app, '/app/vendor/');
   await app.register(fastifyStatic, {
     root,
@@ -116,13 +119,20 @@ export const guestRoutes: FastifyPluginAsync = async (app) => {
     app.log.warn('app/guest niet gevonden: de gastpagina’s (/g/) worden niet geserveerd');
     return;
   }
+  await app.register(fastifyCompress, { global: true, threshold: 1024 });
   vendorRoute(app, '/g/vendor/');
   await app.register(fastifyStatic, { root, prefix: '/g/assets/', decorateReply: false, cacheControl: true, maxAge: 0, index: false });
   const shell = readFileSync(path.join(root, 'index.html'), 'utf8');
-  const page = async (_request: unknown, reply: import('fastify').FastifyReply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(shell);
+  // On a poor mobile connection every round trip counts: the menu page asks for the restaurant's
+  // menu while its scripts still load (the script's fetch then takes the preloaded answer).
+  const page = (withMenu: boolean) => async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const slug = encodeURIComponent((request.params as { slug: string }).slug);
+    const html = withMenu ? shell.replace('<!--preload-->', `<link rel="preload" as="fetch" crossorigin href="/api/v1/public/menu/${slug}">`) : shell;
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+  };
   app.get('/g/:slug', { schema: { hide: true } }, async (request, reply) => reply.redirect(`/g/${encodeURIComponent((request.params as { slug: string }).slug)}/`));
-  app.get('/g/:slug/', { schema: { hide: true } }, page);
-  app.get('/g/:slug/*', { schema: { hide: true } }, page);
+  app.get('/g/:slug/', { schema: { hide: true } }, page(true));
+  app.get('/g/:slug/*', { schema: { hide: true } }, page(false));
 };
 
 export default uiRoutes;
