@@ -18,6 +18,7 @@ import { seedLoyalty } from './loyalty.js';
 import { seedStock } from './stock.js';
 import { seedHaccp } from './haccp.js';
 import { seedFloor } from './floor.js';
+import { seedInsights } from './insights.js';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Bistro De Gouden Lepel';
@@ -103,6 +104,7 @@ export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['stock', seedStock],
   ['haccp', seedHaccp],
   ['floor', seedFloor],
+  ['insights', seedInsights],
 ];
 
 export function demoUrl(config: Pick<Config, 'host' | 'port'>): string {
