@@ -236,6 +236,39 @@ describe('loyalty sync: the escrow (offline redemptions spend only the lease, th
   });
 });
 
+describe('POST /sync/loyalty/redeem (an appliance online)', () => {
+  it('needs a valid device key (401), redeems only customers of the device’s restaurant (404), validates the body (400), exists only in the cloud (404), and a refusal changes nothing', async () => {
+    const n = await joined({ allowance: 0 });
+    await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 2); // 29
+    const c = await n.cloud.services.loyalty.balanceByPhone(n.tenant.id, '0612345678');
+    const post = (payload: unknown, key = n.transport.key, app = n.cloud.app) =>
+      app.inject({ method: 'POST', url: '/api/v1/sync/loyalty/redeem', headers: { authorization: `Bearer ${key}` }, payload: payload as object });
+    const body = { id: newId(), customer_id: c.customer_id, points: 10, returns: [] };
+    expect((await post(body, 'x'.repeat(40))).statusCode).toBe(401);
+    const other = await n.cloud.seedTenant();
+    const otherMenu = await seedMenu(n.cloud, other.id);
+    await paid(n.cloud, other.id, otherMenu, '0612345678', 2);
+    const theirs = await n.cloud.services.loyalty.balanceByPhone(other.id, '0612345678');
+    const foreign = await post({ ...body, customer_id: theirs.customer_id });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toEqual({ error: 'Klant niet gevonden.', code: 'NOT_FOUND' });
+    const bad = await post({ ...body, points: 0 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().details[0].field).toBe('points');
+    const forged = await post({ ...body, returns: [{ id: newId(), customer_id: c.customer_id, device_id: 'een-andere-kassa', points: -5, origin: 'x', created_at: new Date().toISOString() }] });
+    expect(forged.statusCode).toBe(409);
+    const tooMuch = await post({ ...body, points: 30 });
+    expect(tooMuch.statusCode).toBe(200);
+    expect(tooMuch.json()).toMatchObject({ ok: false, transaction: null, balance: 29, message: 'Onvoldoende punten: saldo 29, gevraagd 30.' });
+    expect(await balance(n.cloud, n.tenant.id, '0612345678')).toBe(29);
+    expect(await balance(n.cloud, other.id, '0612345678')).toBe(29);
+    const ok = await post(body);
+    expect(ok.json()).toMatchObject({ ok: true, balance: 19, transaction: { id: body.id, points: -10, pool: 'pool', device_id: n.device.id } });
+    expect((await post(body)).json()).toMatchObject({ ok: true, balance: 19 }); // the same id again: the first outcome, nothing spent twice
+    expect((await post(body, n.transport.key, n.appliance.app)).statusCode).toBe(404);
+  });
+});
+
 describe('loyalty sync: the same phone created on both sides during an outage', () => {
   it('merges after sync: one customer, ledgers joined under the survivor, the merge recorded as a conflict and kept on the merged record', async () => {
     const n = await joined();

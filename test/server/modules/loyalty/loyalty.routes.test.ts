@@ -279,7 +279,11 @@ describe('POST /loyalty/redeem (CONTRACT §8)', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ error: 'Klant niet gevonden.', code: 'NOT_FOUND' });
     expect((await redeem(t, staff, { customer_id: '0190a0a0-0000-7000-8000-000000000000', points: 1 })).statusCode).toBe(404);
+    const admin = await t.req({ method: 'POST', url: '/api/v1/loyalty/adjust', cookie: await (await t.seedTenant()).adminCookie(), payload: { customer_id: theirs.id, points: -5, note: 'x' } });
+    expect(admin.statusCode).toBe(404);
     expect((await byPhone(t, await other.staffCookie(), '0612345678')).json().balance).toBe(14);
+    const anon = await t.req({ method: 'POST', url: '/api/v1/loyalty/redeem', payload: { customer_id: theirs.id, points: 5 } });
+    expect(anon.statusCode).toBe(401);
     void menu;
   });
 
