@@ -13,6 +13,9 @@
  * what customers feel. At the end both databases must hold the same orders with the same statuses,
  * items and history. Then a new appliance (empty database, new device) joins the cloud that now
  * holds the whole history, once by snapshot and once by replaying the log, timed and checked alike.
+ * Stock (issue 8): the dishes have recipes, so every completed order also books its consumption,
+ * and staff book deliveries, transfers, removals and counts (BENCH_SYNC_STOCK_PER_HOUR, default
+ * 12); ledger, levels, locations and recipes must be equal on both sides and on the new appliances.
  *
  *   npx tsx bench/sync-catchup.bench.ts
  *   BENCH_SYNC_SCENARIOS=8h,7d BENCH_SYNC_REPEAT=1 BENCH_SYNC_ORDERS_PER_DAY=1000 BENCH_SYNC_WEB_PER_DAY=100
@@ -72,6 +75,8 @@ export interface CatchupResult {
   floor: { visits: number; orders: number; bookings: number; full: number; ops: number };
   /** Loyalty during the outage (docs/loyalty.md): regulars' paid orders earning points, redemptions from the appliance's lease. */
   loyalty: { visits: number; redemptions: number; refused: number; ops: number };
+  /** Stock during the outage (docs/stock.md): staff movements, and every completed order's recipe consumption (one entry per order). */
+  stock: { movements: number; consumed: number; refused: number; ops: number };
 }
 
 const perDay = Number(process.env.BENCH_SYNC_ORDERS_PER_DAY ?? 1000);
@@ -82,6 +87,8 @@ const webPerDay = Number(process.env.BENCH_SYNC_WEB_PER_DAY ?? 100);
 const floorPerHour = Number(process.env.BENCH_SYNC_FLOOR_PER_HOUR ?? 6);
 /** Regulars' visits per hour of outage (15: a paid order with their phone, earning points; every third also redeems 20 from the lease). */
 const loyaltyPerHour = Number(process.env.BENCH_SYNC_LOYALTY_PER_HOUR ?? 15);
+/** Staff stock movements per hour of outage (12: deliveries, transfers to the kitchen, removals, counts); completed orders consume their recipes on top. */
+const stockPerHour = Number(process.env.BENCH_SYNC_STOCK_PER_HOUR ?? 12);
 const REGULARS = 50;
 const regularPhone = (i: number) => `06 2${String(1_000_000 + (i % REGULARS) * 7919).padStart(7, '0')}`;
 
@@ -319,6 +326,85 @@ async function compareFloor(rt: Runtime, info: CloudInfo): Promise<string[]> {
   return problems;
 }
 
+/**
+ * Stock before the outage (online, like loyalty): 8 ingredients, a kitchen (the default) and a cold
+ * store, a recipe of two or three ingredients for every dish, an opening delivery. From then on every
+ * order completed on the appliance books its consumption in the order's own transaction.
+ */
+async function prepareStock(rt: Runtime, clock: ManualClock, cloud: CloudInfo, engine: SyncEngine, at: Date): Promise<{ ingredients: string[]; kitchen: string; store: string }> {
+  const { menu, stock } = rt.services;
+  clock.set(new Date(at.getTime() - 30 * 60_000));
+  const ingredients: string[] = [];
+  for (let i = 0; i < 8; i++) ingredients.push((await menu.createProduct(cloud.tenantId, { name: `Ingrediënt ${i + 1}`, price_cents: 0, cost_cents: 100 + 50 * i, unit: i % 2 ? 'stuk' : 'kg', min_level: 20, on_menu: false })).id);
+  const kitchen = (await stock.createLocation(cloud.tenantId, { name: 'Keuken' })).id;
+  const store = (await stock.createLocation(cloud.tenantId, { name: 'Koelcel' })).id;
+  for (const [i, p] of cloud.products.entries()) {
+    const lines = [0, 3, 5].slice(0, 2 + (i % 2)).map((k) => ({ product_id: ingredients[(i + k) % ingredients.length]!, quantity: k === 0 ? 0.2 : 1 }));
+    await stock.putRecipe(cloud.tenantId, p.id, { ingredients: lines });
+  }
+  const staff = { tenantId: cloud.tenantId, userId: cloud.staffId };
+  for (const id of ingredients) {
+    await stock.recordMovement(staff, { product_id: id, location_id: store, type: 'INTAKE', quantity: 500, to_location_id: null, from_location_id: null, note: 'Openingsvoorraad', reason: null });
+  }
+  await engine.syncOnce();
+  return { ingredients, kitchen, store };
+}
+
+/** Staff stock movements during the outage: `stockPerHour` an hour, cycling delivery, transfer to the kitchen, removal, count. */
+async function generateStock(rt: Runtime, clock: ManualClock, cloud: CloudInfo, s: Scenario, start: Date, at: Awaited<ReturnType<typeof prepareStock>>, since: number): Promise<CatchupResult['stock']> {
+  const { stock } = rt.services;
+  const staff = { tenantId: cloud.tenantId, userId: cloud.staffId };
+  const base = { to_location_id: null, from_location_id: null, note: null, reason: null };
+  const out = { movements: 0, consumed: 0, refused: 0, ops: 0 };
+  const n = Math.round(s.hours * stockPerHour);
+  for (let i = 0; i < n; i++) {
+    clock.set(new Date(start.getTime() + ((i + 0.25) * 3_600_000) / stockPerHour));
+    const product_id = at.ingredients[Math.floor(i / 4) % at.ingredients.length]!; // each ingredient: delivered, moved, used, counted
+    try {
+      const r =
+        i % 4 === 0
+          ? await stock.recordMovement(staff, { ...base, product_id, location_id: at.store, type: 'INTAKE', quantity: 40, note: 'Levering' })
+          : i % 4 === 1
+            ? await stock.recordMovement(staff, { ...base, product_id, location_id: at.store, type: 'TRANSFER_OUT', to_location_id: at.kitchen, quantity: 25 })
+            : i % 4 === 2
+              ? await stock.recordMovement(staff, { ...base, product_id, location_id: at.store, type: 'REMOVAL', quantity: 1.5, reason: 'breuk' })
+              : await stock.recordMovement(staff, { ...base, product_id, location_id: at.store, type: 'ADJUSTMENT', quantity: 300 + (i % 50), note: 'Telling' });
+      out.movements += r.movements.length;
+    } catch {
+      out.refused += 1; // a removal or transfer from an empty shelf (409): nothing booked
+    }
+  }
+  const rows = await rt.handle.db.selectFrom('change_log').select(['kind']).where('tenant_id', '=', cloud.tenantId).where('seq', '>', since).where('entity', '=', 'stock').execute();
+  out.consumed = rows.filter((r) => r.kind === 'stock.consumed').length;
+  out.ops = rows.length;
+  return out;
+}
+
+/** After the catch-up: the same ledger, locations and recipes on both sides, the same levels, and those levels the ledger's replay. */
+async function compareStock(rt: Runtime, info: CloudInfo): Promise<string[]> {
+  const db = rt.handle.db;
+  const problems: string[] = [];
+  const client = new pg.Client({ connectionString: info.pgUrl });
+  await client.connect();
+  try {
+    for (const [table, cols, key] of [
+      ['stock_movements', 'id, product_id, location_id, type, quantity_milli, counted_milli, booked_at, source, ref_id', 'id'],
+      ['stock_levels', 'product_id, location_id, quantity_milli', 'product_id, location_id'],
+      ['locations', 'id, name, is_default', 'id'],
+      ['recipes', 'id, ingredients', 'id'],
+    ] as const) {
+      const local = (await sql.raw<Record<string, unknown>>(`select ${cols} from ${table} where tenant_id = '${info.tenantId}' order by ${key}`).execute(db)).rows;
+      const remote = (await client.query(`select ${cols} from ${table} where tenant_id = $1 order by ${key.split(', ').map((k) => `${k} collate "C"`).join(', ')}`, [info.tenantId])).rows;
+      if (JSON.stringify(local.map((r) => Object.values(r).map(String))) !== JSON.stringify(remote.map((r) => Object.values(r).map(String)))) problems.push(`stock: ${table} differ (appliance ${local.length}, cloud ${remote.length} rows)`);
+    }
+  } finally {
+    await client.end();
+  }
+  const verify = await rt.services.stock.verify({ tenantId: info.tenantId, repair: false });
+  if (verify.differences.length) problems.push(`stock: ${verify.differences.length} levels differ from the ledger's replay`);
+  return problems;
+}
+
 export async function runCatchup(s: Scenario, log: (m: string) => void = console.log): Promise<CatchupResult> {
   const { server, info, cookie } = await startCloud();
   const { config, cleanup } = benchConfig('sync');
@@ -334,6 +420,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
 
     const start = new Date(Date.now() - s.hours * 3_600_000);
     await prepareLoyalty(rt, clock, info, engine, start);
+    const stockAt = await prepareStock(rt, clock, info, engine, start);
+    const stockSince = await rt.changes.lastSeq(info.tenantId);
     // Offline from here: nothing calls the cloud until the catch-up.
     await sql`pragma synchronous = OFF`.execute(rt.handle.db);
     t = performance.now();
@@ -345,6 +433,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     gen.ops += floor.ops;
     const loyalty = await generateLoyalty(rt, clock, info, s, start);
     gen.ops += loyalty.ops;
+    const stock = await generateStock(rt, clock, info, s, start, stockAt, stockSince);
+    gen.ops += stock.ops;
     const generateMs = performance.now() - t;
     const webMs = await web;
     clock.set(new Date());
@@ -352,7 +442,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     await sql`pragma wal_checkpoint(TRUNCATE)`.execute(rt.handle.db);
     await assertDurability(rt);
     const pending = await engine.pendingCount();
-    log(`  generated ${gen.orders} orders, ${gen.items} items, HACCP ${haccp.logs} readings, ${haccp.incidents} incidents, ${haccp.actions} actions, ${haccp.runs} checklist runs, ${floor.visits} table visits (${floor.orders} orders on bills, ${floor.bookings} bookings, ${floor.full} refused as full), ${loyalty.visits} loyalty visits (${loyalty.redemptions} redemptions from the lease, ${loyalty.refused} refused); ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
+    log(`  generated ${gen.orders} orders, ${gen.items} items, HACCP ${haccp.logs} readings, ${haccp.incidents} incidents, ${haccp.actions} actions, ${haccp.runs} checklist runs, ${floor.visits} table visits (${floor.orders} orders on bills, ${floor.bookings} bookings, ${floor.full} refused as full), ${loyalty.visits} loyalty visits (${loyalty.redemptions} redemptions from the lease, ${loyalty.refused} refused), ${stock.movements} stock movements by staff (${stock.refused} refused below zero) and ${stock.consumed} orders' recipe consumption; ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
 
     // The web shop's latency while nothing else happens, as the baseline for the same during the catch-up.
     let shop = webShop(server, cookie, info.products);
@@ -393,6 +483,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     verify.problems.push(...(await compareHaccp(rt, server.url, cookie, info, haccp)));
     verify.problems.push(...(await compareFloor(rt, info)));
     verify.problems.push(...(await compareLoyalty(rt, info)));
+    verify.problems.push(...(await compareStock(rt, info)));
     const join = await newApplianceJoins(server, info);
     return {
       scenario: s,
@@ -416,6 +507,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       haccp,
       floor,
       loyalty,
+      stock,
     };
   } finally {
     await rt.close();
@@ -449,7 +541,8 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
       const haccp = await rt.services.haccp.verify(info.tenantId);
       if (!haccp.verified || haccp.chains.length === 0) out.problems.push(`${bootstrap}: the HACCP chains do not verify on the new appliance`);
       out.problems.push(...(await compareFloor(rt, info)).map((p) => `${bootstrap}: ${p}`));
-      out.problems.push(...(await compareLoyalty(rt, info)).filter((p) => !p.includes('loyalty_accounts')).map((p) => `${bootstrap}: ${p}`));
+      out.problems.push(...(await compareLoyalty(rt, info)).map((p) => `${bootstrap}: ${p}`));
+      out.problems.push(...(await compareStock(rt, info)).map((p) => `${bootstrap}: ${p}`));
     } finally {
       await rt.close();
       cleanup();
