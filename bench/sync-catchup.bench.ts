@@ -77,6 +77,8 @@ export interface CatchupResult {
   loyalty: { visits: number; redemptions: number; refused: number; ops: number };
   /** Stock during the outage (docs/stock.md): staff movements, and every completed order's recipe consumption (one entry per order). */
   stock: { movements: number; consumed: number; refused: number; ops: number };
+  /** Insights during the outage (docs/insights.md): shifts clocked in and out on the appliance (some still open), corrections, waste with its stock removals. */
+  insights: { shifts: number; open: number; corrections: number; waste: number; refused: number; ops: number };
 }
 
 const perDay = Number(process.env.BENCH_SYNC_ORDERS_PER_DAY ?? 1000);
@@ -89,6 +91,9 @@ const floorPerHour = Number(process.env.BENCH_SYNC_FLOOR_PER_HOUR ?? 6);
 const loyaltyPerHour = Number(process.env.BENCH_SYNC_LOYALTY_PER_HOUR ?? 15);
 /** Staff stock movements per hour of outage (12: deliveries, transfers to the kitchen, removals, counts); completed orders consume their recipes on top. */
 const stockPerHour = Number(process.env.BENCH_SYNC_STOCK_PER_HOUR ?? 12);
+/** Shifts clocked in per day of outage (12: a crew of four, three shifts a day each), and waste entries per hour (2). */
+const shiftsPerDay = Number(process.env.BENCH_SYNC_SHIFTS_PER_DAY ?? 12);
+const wastePerHour = Number(process.env.BENCH_SYNC_WASTE_PER_HOUR ?? 2);
 const REGULARS = 50;
 const regularPhone = (i: number) => `06 2${String(1_000_000 + (i % REGULARS) * 7919).padStart(7, '0')}`;
 
@@ -405,6 +410,102 @@ async function compareStock(rt: Runtime, info: CloudInfo): Promise<string[]> {
   return problems;
 }
 
+/** Insights before the outage (online): a crew of four employees with a job and a wage. */
+async function prepareInsights(rt: Runtime, clock: ManualClock, cloud: CloudInfo, engine: SyncEngine, at: Date): Promise<string[]> {
+  clock.set(new Date(at.getTime() - 20 * 60_000));
+  const crew: string[] = [];
+  for (const [i, job] of ['keuken', 'keuken', 'bediening', 'bediening'].entries()) {
+    crew.push((await rt.services.users.create(cloud.tenantId, { name: `Medewerker ${i + 1}`, role: 'staff', pin: String(4100 + i), job, hourly_wage_cents: 1400 + 50 * i })).id);
+  }
+  await engine.syncOnce();
+  return crew;
+}
+
+/**
+ * Shifts and waste during the outage, through the appliance's services: `shiftsPerDay` shifts a day
+ * clocked in and, six and a half hours later, out with a break (those that would end after the
+ * outage are still open at the reconnect), every fourth corrected by the manager; `wastePerHour`
+ * waste entries an hour, each booking its stock removal.
+ */
+async function generateInsights(rt: Runtime, clock: ManualClock, cloud: CloudInfo, s: Scenario, start: Date, crew: string[], at: { ingredients: string[]; kitchen: string }): Promise<CatchupResult['insights']> {
+  const { shifts, waste } = rt.services;
+  const tenantId = cloud.tenantId;
+  const since = await rt.changes.lastSeq(tenantId);
+  const out = { shifts: 0, open: 0, corrections: 0, waste: 0, refused: 0, ops: 0 };
+  const end = start.getTime() + s.hours * 3_600_000;
+  const n = Math.max(1, Math.round((s.hours / 24) * shiftsPerDay));
+  const gap = (s.hours * 3_600_000) / n;
+  const events: Array<{ at: number; run: () => Promise<void> }> = [];
+  let closed = 0;
+  for (let i = 0; i < n; i++) {
+    const userId = crew[i % crew.length]!;
+    const inAt = start.getTime() + i * gap + 60_000;
+    const outAt = inAt + 6.5 * 3_600_000;
+    events.push({ at: inAt, run: async () => void (await shifts.clockIn({ tenantId, userId }), (out.shifts += 1)) });
+    if (outAt < end) {
+      events.push({
+        at: outAt,
+        run: async () => {
+          const shift = await shifts.clockOut({ tenantId, userId }, { break_minutes: 30 });
+          if (++closed % 4 === 0) {
+            await shifts.correct({ tenantId, userId: cloud.staffId }, shift.id, { break_minutes: 45, reason: 'Pauze was langer' });
+            out.corrections += 1;
+          }
+        },
+      });
+    }
+  }
+  const reasons = ['bederf', 'overproductie', 'retour', 'beschadigd', 'overig'] as const;
+  for (let i = 0; i < Math.round(s.hours * wastePerHour); i++) {
+    events.push({
+      at: start.getTime() + ((i + 0.6) * 3_600_000) / wastePerHour,
+      run: async () => void (await waste.record({ tenantId, userId: cloud.staffId }, { product_id: at.ingredients[i % at.ingredients.length]!, quantity: 0.5, reason: reasons[i % reasons.length]!, location_id: at.kitchen }), (out.waste += 1)),
+    });
+  }
+  events.sort((a, b) => a.at - b.at);
+  for (const e of events) {
+    clock.set(new Date(e.at));
+    try {
+      await e.run();
+    } catch {
+      out.refused += 1;
+    }
+  }
+  out.open = out.shifts - closed;
+  const rows = await rt.handle.db.selectFrom('change_log').select(['entity', 'kind']).where('tenant_id', '=', tenantId).where('seq', '>', since).execute();
+  out.ops = rows.filter((r) => r.entity === 'shift' || r.entity === 'waste' || r.kind === 'stock.wasted').length;
+  return out;
+}
+
+/** After the catch-up: the same shifts, corrections and waste on both sides; with the cloud's address, the same payroll CSV too (hours counted once). */
+async function compareInsights(rt: Runtime, info: CloudInfo, cloudHttp?: { url: string; cookie: string }): Promise<string[]> {
+  const db = rt.handle.db;
+  const problems: string[] = [];
+  const client = new pg.Client({ connectionString: info.pgUrl });
+  await client.connect();
+  try {
+    for (const [table, cols] of [
+      ['shifts', 'id, user_id, start_at, end_at, break_minutes, corrections'],
+      ['shift_corrections', 'id, shift_id, before, after'],
+      ['waste_entries', 'id, product_id, quantity, reason, cost_cents'],
+    ] as const) {
+      const local = (await sql.raw<Record<string, unknown>>(`select ${cols} from ${table} where tenant_id = '${info.tenantId}' order by id`).execute(db)).rows;
+      const remote = (await client.query(`select ${cols} from ${table} where tenant_id = $1 order by id collate "C"`, [info.tenantId])).rows;
+      if (JSON.stringify(local.map((r) => Object.values(r).map(String))) !== JSON.stringify(remote.map((r) => Object.values(r).map(String)))) problems.push(`insights: ${table} differ (appliance ${local.length}, cloud ${remote.length} rows)`);
+    }
+  } finally {
+    await client.end();
+  }
+  if (cloudHttp) {
+    const from = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const local = (await rt.services.shifts.payrollCsv(info.tenantId, from, to)).body.toString('utf8');
+    const res = await fetch(`${cloudHttp.url}/api/v1/shifts/export-payroll?from=${from}&to=${to}`, { headers: { cookie: cloudHttp.cookie } });
+    if ((await res.text()) !== local) problems.push('insights: the payroll export differs between the appliance and the cloud');
+  }
+  return problems;
+}
+
 export async function runCatchup(s: Scenario, log: (m: string) => void = console.log): Promise<CatchupResult> {
   const { server, info, cookie } = await startCloud();
   const { config, cleanup } = benchConfig('sync');
@@ -422,6 +523,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     await prepareLoyalty(rt, clock, info, engine, start);
     const stockAt = await prepareStock(rt, clock, info, engine, start);
     const stockSince = await rt.changes.lastSeq(info.tenantId);
+    const crew = await prepareInsights(rt, clock, info, engine, start);
     // Offline from here: nothing calls the cloud until the catch-up.
     await sql`pragma synchronous = OFF`.execute(rt.handle.db);
     t = performance.now();
@@ -435,6 +537,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     gen.ops += loyalty.ops;
     const stock = await generateStock(rt, clock, info, s, start, stockAt, stockSince);
     gen.ops += stock.ops;
+    const insights = await generateInsights(rt, clock, info, s, start, crew, stockAt);
+    gen.ops += insights.ops;
     const generateMs = performance.now() - t;
     const webMs = await web;
     clock.set(new Date());
@@ -443,6 +547,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     await assertDurability(rt);
     const pending = await engine.pendingCount();
     log(`  generated ${gen.orders} orders, ${gen.items} items, HACCP ${haccp.logs} readings, ${haccp.incidents} incidents, ${haccp.actions} actions, ${haccp.runs} checklist runs, ${floor.visits} table visits (${floor.orders} orders on bills, ${floor.bookings} bookings, ${floor.full} refused as full), ${loyalty.visits} loyalty visits (${loyalty.redemptions} redemptions from the lease, ${loyalty.refused} refused), ${stock.movements} stock movements by staff (${stock.refused} refused below zero) and ${stock.consumed} orders' recipe consumption; ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
+    log(`  insights: ${insights.shifts} shifts clocked in (${insights.open} still open at the reconnect, ${insights.corrections} corrected), ${insights.waste} waste entries with their stock removals, ${insights.refused} refused; ${insights.ops} ops`);
 
     // The web shop's latency while nothing else happens, as the baseline for the same during the catch-up.
     let shop = webShop(server, cookie, info.products);
@@ -484,6 +589,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     verify.problems.push(...(await compareFloor(rt, info)));
     verify.problems.push(...(await compareLoyalty(rt, info)));
     verify.problems.push(...(await compareStock(rt, info)));
+    verify.problems.push(...(await compareInsights(rt, info, { url: server.url, cookie })));
     const join = await newApplianceJoins(server, info);
     return {
       scenario: s,
@@ -508,6 +614,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       floor,
       loyalty,
       stock,
+      insights,
     };
   } finally {
     await rt.close();
@@ -543,6 +650,7 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
       out.problems.push(...(await compareFloor(rt, info)).map((p) => `${bootstrap}: ${p}`));
       out.problems.push(...(await compareLoyalty(rt, info)).map((p) => `${bootstrap}: ${p}`));
       out.problems.push(...(await compareStock(rt, info)).map((p) => `${bootstrap}: ${p}`));
+      out.problems.push(...(await compareInsights(rt, info)).map((p) => `${bootstrap}: ${p}`));
     } finally {
       await rt.close();
       cleanup();
