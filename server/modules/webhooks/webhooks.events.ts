@@ -12,6 +12,15 @@ function publicPart(value: unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([k]) => !INTERNAL_KEYS.has(k)));
 }
 
+const RESERVATION_FIELDS = ['id', 'date', 'time', 'starts_at', 'ends_at', 'party_size', 'name', 'phone', 'email', 'notes', 'table_id', 'status', 'source', 'created_at', 'updated_at'];
+const CUSTOMER_FIELDS = ['id', 'phone', 'name', 'email', 'created_at'];
+
+/** Only the named fields of a change-log row (the public face of the area's record). */
+function pick(value: unknown, fields: string[]): Record<string, unknown> {
+  const v = (value ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(fields.filter((f) => f in v).map((f) => [f, v[f]]));
+}
+
 export interface EventOfChange {
   type: WebhookEventType;
   /**
@@ -30,7 +39,7 @@ export interface EventOfChange {
  */
 export function eventOf(change: Pick<ChangeRecord, 'kind' | 'entity_id' | 'payload'>): EventOfChange | null {
   if (!isWebhookEvent(change.kind)) return null;
-  const p = (change.payload ?? {}) as Record<string, unknown> & { order?: { status?: string }; from?: unknown; to?: unknown; payment?: unknown };
+  const p = (change.payload ?? {}) as Record<string, unknown> & { order?: { status?: string }; from?: unknown; to?: unknown; payment?: unknown; reservation?: unknown; customer?: unknown };
   switch (change.kind) {
     case 'order.created':
       return { type: change.kind, key: `order.created:${change.entity_id}`, data: { order: p.order } };
@@ -39,7 +48,13 @@ export function eventOf(change: Pick<ChangeRecord, 'kind' | 'entity_id' | 'paylo
       return { type: change.kind, key: `order.status_changed:${change.entity_id}:${String(p.to)}`, data: { order: p.order, from: p.from, to: p.to } };
     case 'order.paid':
       return { type: change.kind, key: `order.paid:${change.entity_id}`, data: { order: p.order, ...(p.payment ? { payment: publicPart(p.payment) } : {}) } };
+    case 'reservation.created':
+      return { type: change.kind, key: `reservation.created:${change.entity_id}`, data: { reservation: pick(p.reservation, RESERVATION_FIELDS) } };
+    case 'loyalty.customer_created':
+      return { type: change.kind, key: `loyalty.customer_created:${change.entity_id}`, data: { customer: pick(p.customer, CUSTOMER_FIELDS) } };
+    case 'haccp.incident':
+      return { type: change.kind, key: `haccp.incident:${change.entity_id}`, data: publicPart(change.payload) };
     default:
-      return { type: change.kind, key: `${change.kind}:${change.entity_id}`, data: publicPart(change.payload) };
+      return null;
   }
 }

@@ -72,7 +72,9 @@ export const WebhookEventBody = z
     data: z.record(z.string(), z.unknown()).meta({
       description:
         'order.created and order.paid: `{ order }` (order.paid also `payment`); order.status_changed: `{ order, from, to }`; ' +
-        'reservation.created: `{ reservation }`; haccp.incident: the incident; loyalty.customer_created: `{ customer }`.',
+        'reservation.created: `{ reservation: { id, date, time, starts_at, ends_at, party_size, name, phone, email, notes, table_id, status, source, created_at, updated_at } }`; ' +
+        'haccp.incident: `{ incident, log? }` (the incident as GET /haccp/incidents shows it, and the temperature log that caused it); ' +
+        'loyalty.customer_created: `{ customer: { id, phone, name, email, created_at } }`.',
     }),
   })
   .meta({ id: 'WebhookEvent' });

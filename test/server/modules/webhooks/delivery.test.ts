@@ -105,6 +105,31 @@ describe('webhook delivery (CONTRACT §12)', () => {
     expect(list[1].event_id).toBe(got.body.id);
   });
 
+  it('reservation.created, haccp.incident and loyalty.customer_created carry the record, without internals', async () => {
+    const s = await setup();
+    const hook = await subscribe(s, s.rx.url, ['reservation.created', 'haccp.incident', 'loyalty.customer_created']);
+    const zone = await s.t.services.floor.createZone(s.r.id, { name: 'Zaal' });
+    await s.t.services.floor.createTable(s.r.id, { zone_id: zone.id, name: 'T1', seats: 4, x: 0, y: 0 });
+    const booked = await s.t.req({ method: 'POST', url: `/api/v1/public/reservations/${s.r.slug}`, payload: { date: '2026-11-21', time: '18:00', party_size: 2, name: 'Jansen', phone: '0612345678' } });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const customer = await s.t.req({ method: 'POST', url: '/api/v1/loyalty/customer', cookie: s.staff, payload: { phone: '06 87654321', name: 'De Vries' } });
+    expect(customer.statusCode, customer.body).toBe(201);
+    const temp = await s.t.req({ method: 'POST', url: '/api/v1/haccp/temperature', cookie: s.staff, payload: { unit_name: 'Koelcel 1', unit_type: 'koelcel', temperature: 12, target_max: 7 } });
+    expect(temp.statusCode, temp.body).toBe(201);
+    expect(temp.json().status).toBe('kritiek');
+    await settle(s.t);
+    const byType = Object.fromEntries(s.rx.requests.map((q) => [q.body.type, q.body]));
+    expect(Object.keys(byType).sort()).toEqual(['haccp.incident', 'loyalty.customer_created', 'reservation.created']);
+    expect(byType['reservation.created']!.data).toEqual({
+      reservation: expect.objectContaining({ date: '2026-11-21', time: '18:00', party_size: 2, name: 'Jansen', status: 'booked', source: 'web' }),
+    });
+    expect(Object.keys(byType['reservation.created']!.data.reservation)).not.toContain('tenant_id');
+    expect(Object.keys(byType['reservation.created']!.data.reservation)).not.toContain('created_by');
+    expect(byType['loyalty.customer_created']!.data).toEqual({ customer: { id: customer.json().id, phone: '+31687654321', name: 'De Vries', email: null, created_at: expect.any(String) } });
+    expect(byType['haccp.incident']!.data.incident).toMatchObject({ id: temp.json().incident_id });
+    for (const q of s.rx.requests) expect(verifies(hook.secret, q.raw, q.headers['x-service-signature'])).toBe(true);
+  });
+
   it('retries after 1 s, 4 s and 16 s with the same delivery id and bytes, then marks the delivery failed', async () => {
     const s = await setup();
     const hook = await subscribe(s, s.rx.url, ['order.created']);
@@ -373,7 +398,9 @@ describe('webhook delivery (CONTRACT §12)', () => {
     const workers = [t.handle, other].map(
       (h) => new DeliveryWorker({ db: h.db, dialect: h.dialect, clock, batchSize: 4, send: (d, hook) => t.services.webhooks.sendOnce(d, hook) }),
     );
-    onTestFinished(() => Promise.all(workers.map((w) => w.close())));
+    onTestFinished(async () => {
+      await Promise.all(workers.map((w) => w.close()));
+    });
     rx.answer = 200;
     clock.advance(1_000);
     await Promise.all([...workers.map((w) => w.runDue()), workers[0]!.runDue(), workers[1]!.runDue()]);
