@@ -98,9 +98,8 @@ export interface WebhooksDeps {
 
 export function createWebhooksService(deps: WebhooksDeps) {
   const { db, changes, clock, config, tenants } = deps;
-  const allowPrivate = mayReachPrivate(config);
-  /** The outside world, replaceable in tests (a fake DNS for the rebinding case). */
-  const net: { resolve: Resolver; timeoutMs: number } = { resolve: systemResolver, timeoutMs: ATTEMPT_TIMEOUT_MS };
+  /** The outside world and the address rule; tests replace the resolver (a fake DNS for the rebinding case). */
+  const net: { resolve: Resolver; timeoutMs: number; allowPrivate: boolean } = { resolve: systemResolver, timeoutMs: ATTEMPT_TIMEOUT_MS, allowPrivate: mayReachPrivate(config) };
   /** Tenant slugs for event bodies (a slug does not change). */
   const slugs = new Map<string, string>();
 
@@ -115,9 +114,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
   /** The URL's address must be allowed for the sender (checked again, on the resolved address, at every attempt). */
   async function checkUrl(url: string): Promise<void> {
-    if (allowPrivate) return;
+    if (net.allowPrivate) return;
     try {
-      await resolveChecked(new URL(url), { allowPrivate, resolve: net.resolve });
+      await resolveChecked(new URL(url), { allowPrivate: false, resolve: net.resolve });
     } catch (err) {
       if (err instanceof AddressRefused || err instanceof AddressNotFound) throw invalidField('url', err.message.replace(/^./, (c) => c.toLowerCase()));
       throw err;
@@ -132,7 +131,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       'x-service-event': d.event_type,
       'x-service-attempt': String(d.attempts + 1),
     };
-    return postOnce(hook.url, d.body, headers, { allowPrivate, resolve: net.resolve, timeoutMs: net.timeoutMs });
+    return postOnce(hook.url, d.body, headers, { allowPrivate: net.allowPrivate, resolve: net.resolve, timeoutMs: net.timeoutMs });
   }
 
   /** Where failures of the worker go (the routes plugin points it at the app's logger). */
@@ -204,7 +203,6 @@ export function createWebhooksService(deps: WebhooksDeps) {
   return {
     /** Whether this node sends webhooks at all (see isWebhookSender). */
     isSender: isWebhookSender(config),
-    allowPrivate,
     net,
     log,
     consumer,

@@ -5,6 +5,7 @@ import { floorModel } from './floor.js';
 import { paymentsModel } from './payments.js';
 import { shiftsModel } from './shifts.js';
 import { loyaltyModel } from './loyalty.js';
+import { partnersModel } from './partners.js';
 
 /**
  * The areas that take part in the sync convergence property, one line each (see ./types.ts).
@@ -17,4 +18,5 @@ export const AREA_MODELS: AreaModel[] = [
   paymentsModel,
   shiftsModel,
   loyaltyModel,
+  partnersModel,
 ];
