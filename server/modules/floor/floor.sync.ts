@@ -176,6 +176,10 @@ const billDescriptor: EntityDescriptor = {
         }
         await assertTenantRef(trx, 'floor_tables', p.bill.table_id, tenantId, 'De tafel van deze rekening');
         if (existing) return { payload: { bill: strip(existing) } };
+        // A bill is born open (the API never makes it otherwise); closing and merging are their own changes.
+        if (p.bill.status !== 'open' || p.bill.merged_into !== null || p.bill.closed_at !== null || p.bill.close_reason !== null || p.bill.closed_by !== null) {
+          throw new RejectOp('Een nieuwe rekening moet open zijn.');
+        }
         let row = billRow(p.bill, tenantId);
         let conflict: string | undefined;
         if (row.status === 'open') {
@@ -193,9 +197,13 @@ const billDescriptor: EntityDescriptor = {
         if (p.round.bill_id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een rekening.');
         if (ctx.mode === 'merge') {
           await assertTenantRef(trx, 'bills', p.round.bill_id, tenantId, 'Deze rekening');
+          const bill = await trx.selectFrom('bills').select('table_id').where('id', '=', p.round.bill_id).executeTakeFirstOrThrow();
+          if (bill.table_id !== p.round.table_id) throw new RejectOp('Deze ronde hoort bij een andere tafel dan haar rekening.');
           // The order itself follows in the same push (hooks run before the order's own change is recorded).
           const foreign = await trx.selectFrom('orders').select('id').where('id', '=', p.round.order_id).where('tenant_id', '!=', tenantId).executeTakeFirst();
           if (foreign) throw new RejectOp('De bestelling van deze rekening hoort bij een ander restaurant.');
+          const other = await trx.selectFrom('bill_rounds').select('id').where('order_id', '=', p.round.order_id).where('id', '!=', p.round.id).executeTakeFirst();
+          if (other) throw new RejectOp('Deze bestelling staat al op een rekening.');
         }
         await insertIfAbsent(trx, 'bill_rounds', { ...p.round, tenant_id: tenantId });
         return;
@@ -203,7 +211,14 @@ const billDescriptor: EntityDescriptor = {
       case 'bill.payment_recorded': {
         const p = parsePayload(PaymentPayload, change.payload, 'een betaling');
         if (p.payment.bill_id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een betaling.');
-        if (ctx.mode === 'merge') await assertTenantRef(trx, 'bills', p.payment.bill_id, tenantId, 'De rekening van deze betaling');
+        if (ctx.mode === 'merge') {
+          await assertTenantRef(trx, 'bills', p.payment.bill_id, tenantId, 'De rekening van deze betaling');
+          await assertTenantRef(trx, 'users', p.payment.created_by, tenantId, 'De medewerker van deze betaling');
+          if (p.payment.order_id && (await trx.selectFrom('orders').select('id').where('id', '=', p.payment.order_id).where('tenant_id', '!=', tenantId).executeTakeFirst())) {
+            throw new RejectOp('De bestelling van deze betaling hoort bij een ander restaurant.');
+          }
+          if (p.payment.amount_cents < 1) throw new RejectOp('Een betaling is minstens 1 cent.');
+        }
         const bill = await trx.selectFrom('bills').select('status').where('id', '=', p.payment.bill_id).executeTakeFirst();
         await insertIfAbsent(trx, 'bill_payments', { ...p.payment, tenant_id: tenantId });
         if (ctx.mode === 'merge' && bill?.status === 'closed') {
@@ -220,6 +235,8 @@ const billDescriptor: EntityDescriptor = {
           return;
         }
         if (!existing) throw new RejectOp('Rekening niet gevonden.');
+        if (p.bill.status !== 'closed' || p.bill.close_reason === null) throw new RejectOp('Ongeldige wijziging voor een rekening.');
+        await assertTenantRef(trx, 'users', p.bill.closed_by, tenantId, 'De medewerker die de rekening sloot');
         if (existing.status === 'open') {
           const row: BillsTable = { ...existing, status: 'closed', closed_at: p.bill.closed_at ?? change.created_at, close_reason: p.bill.close_reason, closed_by: p.bill.closed_by, updated_at: p.bill.updated_at };
           await trx.updateTable('bills').set(row).where('id', '=', row.id).execute();

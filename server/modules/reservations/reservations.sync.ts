@@ -4,6 +4,8 @@ import type { ReservationsTable } from '../../db/database.js';
 import { assertTenantRef, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
 import { RejectOp, snapshotNext, type EntityDescriptor } from '../../../sync/types.js';
 import { ReservationRow } from './reservations.schemas.js';
+import { zonedInstant } from './reservations.rules.js';
+import { settingsOf } from '../tenants/tenants.service.js';
 
 /**
  * Reservations across sync (docs/reservations.md, "Capacity across sync"). The cloud is the one
@@ -17,9 +19,6 @@ import { ReservationRow } from './reservations.schemas.js';
  */
 
 const HOLDING = ['booked', 'seated'] as const;
-const COLUMNS = [
-  'id', 'date', 'time', 'starts_at', 'ends_at', 'party_size', 'name', 'phone', 'email', 'notes', 'table_id', 'status', 'source', 'conflict', 'created_by', 'created_at', 'updated_at',
-] as const;
 
 const Payload = z.object({ reservation: ReservationRow, fields: z.record(z.string(), z.unknown()).optional() });
 
@@ -39,6 +38,14 @@ async function collides(trx: Tx, row: ReservationsTable, tableId: string): Promi
 
 async function tableName(trx: Tx, id: string): Promise<string> {
   return (await trx.selectFrom('floor_tables').select('name').where('id', '=', id).executeTakeFirst())?.name ?? '?';
+}
+
+/** A booking's window is its local date and time in the restaurant's time zone, for at most 10 hours (as the API makes it). */
+async function assertWindow(trx: Tx, row: ReservationsTable): Promise<void> {
+  const tenant = await trx.selectFrom('tenants').selectAll().where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
+  const at = zonedInstant(row.date, row.time, settingsOf(tenant).timezone);
+  const minutes = (Date.parse(row.ends_at) - Date.parse(row.starts_at)) / 60_000;
+  if (!at || at.toISOString() !== row.starts_at || !(minutes >= 15 && minutes <= 600)) throw new RejectOp('De tijden van deze reservering kloppen niet.');
 }
 
 /**
@@ -97,13 +104,17 @@ export const reservationsSync: EntityDescriptor[] = [
       if (change.kind === 'reservation.created') {
         if (current) return { payload: { reservation: strip(current) } };
         await assertTenantRef(trx, 'floor_tables', incoming.table_id, tenantId, 'De tafel van deze reservering');
+        await assertTenantRef(trx, 'users', incoming.created_by, tenantId, 'De medewerker van deze reservering');
+        await assertWindow(trx, incoming);
+        if (incoming.status !== 'booked') throw new RejectOp('Een nieuwe reservering moet geboekt zijn.');
         const placed = await placeArriving(trx, incoming);
         await trx.insertInto('reservations').values(placed.row).execute();
         return { payload: { reservation: strip(placed.row) }, ...(placed.conflict ? { conflict: placed.conflict } : {}) };
       }
       // reservation.updated: the fields the writer changed, last writer wins per field.
       if (!current) throw new RejectOp('Reservering niet gevonden.');
-      const fields = pick<Record<string, unknown>>(p.fields ?? {}, COLUMNS.filter((c) => c !== 'id') as never);
+      // What staff may change (PATCH /reservations/:id), and the conflict note sync itself sets or clears.
+      const fields = pick<Record<string, unknown>>(p.fields ?? {}, ['status', 'table_id', 'conflict'] as never);
       parsePayload(ReservationRow.partial(), fields, 'een reservering');
       let next: ReservationsTable = { ...current, ...(fields as Partial<ReservationsTable>), updated_at: incoming.updated_at > current.updated_at ? incoming.updated_at : current.updated_at };
       let conflict: string | undefined;

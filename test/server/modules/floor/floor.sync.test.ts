@@ -141,6 +141,9 @@ describe('sync: pushed floor and reservation ops are validated like API requests
       ((id) => op('reservation', id, 'reservation.created', booking(id, { party_size: 0 })))(newId()),
       ((id) => op('reservation', id, 'reservation.created', booking(id, { table_id: theirs.t3.id })))(newId()),
       op('table', floor.t1.id, 'table.status_changed', { table_id: floor.t1.id, status: 'kapot' }),
+      ((id) => op('bill', id, 'bill.opened', { bill: { ...bill(id, floor.t1.id).bill, status: 'closed', close_reason: 'paid', closed_at: now } }))(newId()), // born closed
+      ((id) => op('reservation', id, 'reservation.created', booking(id, { starts_at: '2026-11-27T10:00:00.000Z' })))(newId()), // window ≠ date and time
+      ((id) => op('reservation', id, 'reservation.created', booking(id, { status: 'seated' })))(newId()),
     ];
     const before = { tables: await cloud.handle.db.selectFrom('floor_tables').selectAll().orderBy('id').execute(), bills: await cloud.handle.db.selectFrom('bills').selectAll().execute(), reservations: await cloud.handle.db.selectFrom('reservations').selectAll().execute() };
     const res = await cloud.req({ method: 'POST', url: '/api/v1/sync/push', headers: { authorization: `Bearer ${transport.key}` }, payload: { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION, ops } });
