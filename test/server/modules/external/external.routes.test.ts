@@ -294,3 +294,37 @@ describe('per-key read limit', () => {
     expect((await t.req({ method: 'GET', url: '/api/v1/external/menu', headers: bearer(`svc_${'0'.repeat(64)}`) })).statusCode).toBe(401);
   });
 });
+
+describe('OpenAPI: a partner can integrate from /api/v1/docs alone', () => {
+  it('every /external endpoint is tagged Partner-API, needs the bearer key, says its scope and lists 401 and 403; webhooks explain the signature', async () => {
+    const t = await createTestApp();
+    const doc = (await t.req({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'http', scheme: 'bearer' });
+    const ops = Object.entries(doc.paths as Record<string, Record<string, any>>)
+      .filter(([path]) => path.startsWith('/api/v1/external/'))
+      .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op })));
+    expect(ops.map((o) => o.route).sort()).toEqual([
+      'GET /api/v1/external/loyalty/{phone}',
+      'GET /api/v1/external/menu',
+      'GET /api/v1/external/orders',
+      'GET /api/v1/external/reservations',
+      'GET /api/v1/external/stock',
+      'POST /api/v1/external/orders/{id}/status',
+    ]);
+    for (const { route, op } of ops) {
+      expect(op.tags, route).toEqual(['Partner-API']);
+      expect(op.security, route).toEqual([{ apiKey: [] }]);
+      expect(op.summary, route).toEqual(expect.any(String));
+      expect(op.description, route).toMatch(/Authorization: Bearer svc_/);
+      expect(op.description, route).toMatch(route.startsWith('POST') ? /Scope `write`/ : new RegExp(`Scope \`read\`. At most ${EXTERNAL_READS_PER_MINUTE} reads per minute`));
+      expect(Object.keys(op.responses), route).toEqual(expect.arrayContaining(['200', '401', '403', '429']));
+      expect(op.responses['200'].content['application/json'].schema, route).toBeDefined();
+    }
+    const hooks = doc.paths['/api/v1/webhooks'].post;
+    expect(hooks.tags).toEqual(['Webhooks']);
+    expect(hooks.description).toMatch(/X-Service-Signature: sha256=/);
+    expect(hooks.description).toMatch(/X-Service-Delivery/);
+    expect(hooks.description).toMatch(/1 s, 4 s and 16 s/);
+    expect(doc.paths['/api/v1/api-keys'].post.tags).toEqual(['API-sleutels']);
+  });
+});
