@@ -19,6 +19,7 @@ import { seedStock } from './stock.js';
 import { seedHaccp } from './haccp.js';
 import { seedFloor } from './floor.js';
 import { seedInsights } from './insights.js';
+import { seedPartners } from './partners.js';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Bistro De Gouden Lepel';
@@ -105,6 +106,7 @@ export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['haccp', seedHaccp],
   ['floor', seedFloor],
   ['insights', seedInsights],
+  ['partners', seedPartners],
 ];
 
 export function demoUrl(config: Pick<Config, 'host' | 'port'>): string {
