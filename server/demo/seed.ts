@@ -20,6 +20,7 @@ import { seedHaccp } from './haccp.js';
 import { seedFloor } from './floor.js';
 import { seedInsights } from './insights.js';
 import { seedPartners } from './partners.js';
+import { seedPayments } from './payments.js';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Bistro De Gouden Lepel';
@@ -107,6 +108,7 @@ export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['floor', seedFloor],
   ['insights', seedInsights],
   ['partners', seedPartners],
+  ['payments', seedPayments],
 ];
 
 export function demoUrl(config: Pick<Config, 'host' | 'port'>): string {

@@ -1,0 +1,98 @@
+import { ChangeLog } from '../db/change-log.js';
+import { ManualClock } from '../shared/clock.js';
+import { createOrdersService } from '../modules/orders/orders.service.js';
+import { createPaymentsService } from '../modules/payments/payments.service.js';
+import { createPaymentProviders } from '../modules/payments/providers.js';
+import { createPublicOrdersService } from '../modules/public/public.service.js';
+import { historyWeeks } from './orders.js';
+import { demoUrl, type DemoContext } from './seed.js';
+
+/** Deterministic pseudo-random numbers, so every demo looks the same. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const GUESTS = ['Sophie de Wit', 'Thomas Vermeulen', 'Lotte Kuipers', 'Milan Prins', 'Julia Huisman', 'Ahmed Benali', 'Noor van Dijk', 'Sem Willems'];
+
+/**
+ * Online ordering in the demo (issue 12): eight weeks of guests ordering pickup from the public menu
+ * and paying at the checkout (the built-in simulator, as an appliance without a Mollie key has it),
+ * now and then a failed payment that the guest tried again, a few partial refunds by the manager;
+ * and tonight one order paid and one still waiting at the checkout. Everything goes through the real
+ * public-ordering and payments services with a clock set to each moment.
+ */
+export async function seedPayments(ctx: DemoContext): Promise<void> {
+  const { runtime, tenant, admin } = ctx;
+  // What guests can order now (earlier areas may have sold something out): the public menu's products.
+  const products = (await runtime.services.menu.staffMenu(tenant.id)).categories.flatMap((c) => c.products).filter((p) => p.available && p.price_cents > 0);
+  if (products.length === 0) return;
+  const random = rng(20261212);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+  const clock = new ManualClock();
+  const db = runtime.handle.db;
+  const changes = new ChangeLog(db, clock, runtime.changes.origin);
+  const { tenants, menu, sync } = runtime.services;
+  const orders = createOrdersService({ db, changes, menu, tenants });
+  const payments = createPaymentsService({ db, changes, clock, orders, providers: createPaymentProviders({ db, clock, config: runtime.config }) });
+  const publicOrders = createPublicOrdersService({ db, changes, clock, config: runtime.config, tenants, menu, orders, payments, sync });
+  const base = (runtime.config.publicBaseUrl ?? demoUrl(runtime.config)).replace(/\/+$/, '');
+
+  const order = async (i: number, outcome: 'paid' | 'failed' | 'open') => {
+    const guest = pick(GUESTS);
+    const items = [{ product_id: pick(products).id, quantity: 1 + Math.floor(random() * 2) }, { product_id: pick(products).id, quantity: 1 }];
+    const key = `demo-web-${i}`;
+    const input = { items, customer: { name: guest, phone: `06${String(20_000_000 + Math.floor(random() * 79_999_999))}` }, type: 'pickup' as const, idempotency_key: key };
+    let { body } = await publicOrders.placeOrder(tenant.slug, input, undefined, base);
+    if (outcome === 'open') return;
+    clock.advance(2 * 60_000);
+    if (outcome === 'failed' || random() < 0.12) {
+      // The bank said no; the guest tries again a minute later (same order, a fresh checkout).
+      await payments.simulator.decide(body.checkout_url!.split('/').pop()!, 'failed');
+      await payments.handleCallback([body.checkout_url!.split('/').pop()!]);
+      if (outcome === 'failed') return;
+      clock.advance(60_000);
+      ({ body } = await publicOrders.placeOrder(tenant.slug, input, undefined, base));
+    }
+    const sim = body.checkout_url!.split('/').pop()!;
+    await payments.simulator.decide(sim, 'paid');
+    await payments.handleCallback([sim]);
+    return body;
+  };
+
+  const today = runtime.clock.now();
+  const weeks = historyWeeks();
+  const startDay = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - weeks * 7));
+  let paid = 0;
+  let refunds = 0;
+  let i = 0;
+  for (let d = 0; d < weeks * 7; d++) {
+    const day = new Date(startDay.getTime() + d * 86_400_000);
+    const dow = day.getUTCDay();
+    if (dow === 1 || dow === 2) continue; // closed on Monday and Tuesday
+    const n = (dow === 5 || dow === 6 ? 4 : 2) + Math.floor(random() * 2);
+    for (let k = 0; k < n; k++) {
+      clock.set(new Date(day.getTime() + (15 + random() * 4.5) * 3_600_000));
+      const body = await order(i++, 'paid');
+      if (!body) continue;
+      paid += 1;
+      if (random() < 0.05) {
+        // Something was missing from the bag: the manager refunds part of it the same evening.
+        clock.advance(90 * 60_000);
+        await payments.refund({ tenantId: tenant.id, userId: admin.id }, body.payment_id!, 250 + 50 * Math.floor(random() * 6));
+        refunds += 1;
+      }
+    }
+  }
+  // Tonight: one guest has paid, one is still at the checkout.
+  clock.set(new Date(today.getTime() - 20 * 60_000));
+  if (await order(i++, 'paid')) paid += 1;
+  clock.set(new Date(today.getTime() - 3 * 60_000));
+  await order(i++, 'open');
+  ctx.counts.web_orders = i;
+  ctx.counts.payments_paid = paid;
+  ctx.counts.refunds = refunds;
+}
