@@ -28,10 +28,10 @@ async function rootIdOf(db: Executor, tenantId: string, customerId: string): Pro
   return (await rootOf(db, tenantId, customerId))?.id ?? customerId;
 }
 
-/** Adds a ledger row if absent (the union) and applies its effect on the accounts; true when added. */
-export async function addTransaction(db: Executor, row: TransactionRow): Promise<boolean> {
+/** Adds a ledger row if absent (the union) and applies its effect on the accounts; true when added. `rootId`: the caller already knows the survivor. */
+export async function addTransaction(db: Executor, row: TransactionRow, rootId?: string): Promise<boolean> {
   const inserted = await repo.insertTransaction(db, row);
-  if (inserted) await repo.adjustAccount(db, row.tenant_id, await rootIdOf(db, row.tenant_id, row.customer_id), holderOf(row), row.points);
+  if (inserted) await repo.adjustAccount(db, row.tenant_id, rootId ?? (await rootIdOf(db, row.tenant_id, row.customer_id)), holderOf(row), row.points);
   return inserted;
 }
 
@@ -46,10 +46,10 @@ export const sameTransaction = (a: TransactionRow, b: TransactionRow): boolean =
   a.customer_id === b.customer_id && a.type === b.type && a.points === b.points && a.pool === b.pool && a.device_id === b.device_id && a.order_id === b.order_id && a.note === b.note && a.user_id === b.user_id && a.origin === b.origin && a.created_at === b.created_at;
 
 /** Adds a lease row if absent and moves its points between the pool and the device; true when added. */
-export async function addLease(db: Executor, row: LeaseRow): Promise<boolean> {
+export async function addLease(db: Executor, row: LeaseRow, rootId?: string): Promise<boolean> {
   const inserted = await repo.insertLease(db, row);
   if (inserted) {
-    const root = await rootIdOf(db, row.tenant_id, row.customer_id);
+    const root = rootId ?? (await rootIdOf(db, row.tenant_id, row.customer_id));
     for (const e of leaseEffects(row)) await repo.adjustAccount(db, row.tenant_id, root, e.holder, e.delta);
   }
   return inserted;
@@ -92,9 +92,9 @@ export async function foldAccounts(db: Executor, tenantId: string, loserId: stri
  * the pool (docs/loyalty.md "Escrow"). Returns the grant rows written (the caller records them, or
  * sends them down with the op it applied).
  */
-export async function topUp(db: Executor, tenantId: string, rootId: string, allowance: number, now: string): Promise<LeaseRow[]> {
+export async function topUp(db: Executor, tenantId: string, rootId: string, allowance: number, now: string, knownDevices?: string[]): Promise<LeaseRow[]> {
   if (allowance <= 0) return [];
-  const devices = await repo.activeDevices(db, tenantId);
+  const devices = knownDevices ?? (await repo.activeDevices(db, tenantId));
   if (devices.length === 0) return [];
   const acc = await accountOf(db, rootId);
   let pool = acc.pool;
@@ -103,7 +103,7 @@ export async function topUp(db: Executor, tenantId: string, rootId: string, allo
     const g = topUpAmount(allowance, acc.byHolder.get(device) ?? 0, pool);
     if (g <= 0) continue;
     const row: LeaseRow = { id: newId(), tenant_id: tenantId, customer_id: rootId, device_id: device, points: g, origin: 'cloud', created_at: now };
-    await addLease(db, row);
+    await addLease(db, row, rootId);
     pool -= g;
     grants.push(row);
   }

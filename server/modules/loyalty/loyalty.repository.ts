@@ -79,6 +79,14 @@ export const loyaltyRepository = {
     return db.updateTable('loyalty_transactions').set(rest).where('id', '=', id).execute();
   },
 
+  /** The row with this id, and the earn row of the order (when given): what stands in the way of adding an earn, in one statement. */
+  transactionOrEarn: (db: Executor, tenantId: string, id: string, orderId: string | null) =>
+    db
+      .selectFrom('loyalty_transactions')
+      .selectAll()
+      .where((eb) => eb.or([eb('id', '=', id), ...(orderId ? [eb.and([eb('tenant_id', '=', tenantId), eb('order_id', '=', orderId), eb('type', '=', 'earn')])] : [])]))
+      .execute(),
+
   earnOfOrder: (db: Executor, tenantId: string, orderId: string) =>
     db.selectFrom('loyalty_transactions').selectAll().where('tenant_id', '=', tenantId).where('order_id', '=', orderId).where('type', '=', 'earn').executeTakeFirst(),
 

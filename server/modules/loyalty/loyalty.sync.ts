@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
 import { assertTenantRef, parsePayload } from '../../../sync/apply-helpers.js';
-import { RejectOp, snapshotNext, type ApplyContext, type ApplyOutcome, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { RejectOp, snapshotNext, type ApplyContext, type ApplyOutcome, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { addLease, addTransaction, eraseGroup, erasureScope, foldAccounts, replaceTransaction, rootOf, sameTransaction, topUp } from './loyalty.ledger.js';
 import { loyaltyRepository as repo, type CustomerRow, type LeaseRow, type PrivacyRow, type TransactionRow } from './loyalty.repository.js';
 import { CustomerRowSchema, LeaseRowSchema, PrivacyRowSchema, TransactionRowSchema } from './loyalty.schemas.js';
@@ -153,6 +153,7 @@ async function applyTransaction(trx: Tx, change: SyncChange, ctx: ApplyContext):
   const snapshot = change.kind === 'loyalty.transaction_snapshot';
   if (!snapshot && TYPE_OF_KIND[change.kind] !== row.type) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
   if (snapshot && ctx.mode !== 'adopt') throw new RejectOp('Een momentopname komt alleen uit de cloud.');
+  if (ctx.side === 'cloud' && ctx.mode === 'merge') return mergeTransaction(trx, change, ctx, row);
   const existing = await ownRow(await repo.findTransaction(trx, row.id), tenantId);
 
   if (ctx.mode === 'adopt') {
@@ -162,32 +163,54 @@ async function applyTransaction(trx: Tx, change: SyncChange, ctx: ApplyContext):
     for (const g of p.grants ?? []) await addLease(trx, { ...g, tenant_id: tenantId });
     return;
   }
-  if (ctx.side === 'appliance') {
-    // Rebase of this appliance's own pending row: the union.
-    if (!existing) await addTransaction(trx, row);
-    return;
-  }
-  // The cloud, merging an appliance's row.
-  await assertTenantRef(trx, 'loyalty_customers', row.customer_id, tenantId, 'De klant');
+  // Rebase of this appliance's own pending row: the union.
+  if (!existing) await addTransaction(trx, row);
+}
+
+/** Per push chunk: the tenant's allowance and devices, read once (a no-op flush: nothing is deferred). */
+class EscrowCache implements BatchState {
+  readonly byTenant = new Map<string, { allowance: number; devices: string[] }>();
+  async flush(): Promise<void> {}
+}
+
+async function escrowOf(trx: Tx, tenantId: string, ctx: ApplyContext): Promise<{ allowance: number; devices: string[] }> {
+  const cache = ctx.batch?.state('loyalty-escrow', () => new EscrowCache());
+  const hit = cache?.byTenant.get(tenantId);
+  if (hit) return hit;
+  const { allowance } = await repo.settings(trx, tenantId);
+  const found = { allowance, devices: allowance > 0 ? await repo.activeDevices(trx, tenantId) : [] };
+  cache?.byTenant.set(tenantId, found);
+  return found;
+}
+
+/**
+ * The cloud merging an appliance's ledger row: the union by id (the cloud's version wins and goes
+ * back down), one earn per order, a decrement only from the pushing appliance's own lease and never
+ * beyond it; then the leases of the customer topped up, the grants sent down with this op.
+ */
+async function mergeTransaction(trx: Tx, change: SyncChange, ctx: ApplyContext, row: TransactionRow): Promise<ApplyOutcome> {
+  const tenantId = change.tenant_id;
+  const found = await repo.transactionOrEarn(trx, tenantId, row.id, row.type === 'earn' ? row.order_id : null);
+  const existing = await ownRow(found.find((f) => f.id === row.id), tenantId);
+  if (existing) return { payload: { transaction: stripTenant(existing) } };
+  const root = await rootOf(trx, tenantId, row.customer_id);
+  if (!root) throw new RejectOp('De klant bestaat niet bij dit restaurant.');
   if (row.order_id) {
     const order = await trx.selectFrom('orders').select('tenant_id').where('id', '=', row.order_id).executeTakeFirst();
     if (order && order.tenant_id !== tenantId) throw new RejectOp('De bestelling bestaat niet bij dit restaurant.');
   }
-  if (existing) return { payload: { transaction: stripTenant(existing) } };
-  const root = (await rootOf(trx, tenantId, row.customer_id))!;
+  // The order's earn under another id (never made by this code; the unique index would refuse it): keep the first.
+  const other = found.find((f) => f.id !== row.id);
+  if (other) return { payload: { transaction: stripTenant(other) } };
   if (row.points < 0) {
     if (row.pool !== 'lease' || row.device_id !== change.origin) throw new RejectOp('Een kassa kan alleen punten uit haar eigen bewaring inwisselen.');
     if (!(await repo.spend(trx, root.id, row.device_id, -row.points))) throw new RejectOp('Deze kassa wisselde meer punten in dan zij in bewaring had.');
     await repo.insertTransaction(trx, row);
   } else {
-    if (row.type === 'earn' && row.order_id) {
-      const other = await repo.earnOfOrder(trx, tenantId, row.order_id);
-      if (other) return { payload: { transaction: stripTenant(other) } };
-    }
-    await addTransaction(trx, row);
+    await addTransaction(trx, row, root.id);
   }
-  const { allowance } = await repo.settings(trx, tenantId);
-  const grants = await topUp(trx, tenantId, root.id, allowance, ctx.now);
+  const { allowance, devices } = await escrowOf(trx, tenantId, ctx);
+  const grants = await topUp(trx, tenantId, root.id, allowance, ctx.now, devices);
   return { payload: { transaction: stripTenant(row), ...(grants.length ? { grants: grants.map(stripTenant) } : {}) } };
 }
 
