@@ -96,6 +96,15 @@ export function createPublicOrdersService(deps: {
       tables = t;
     },
 
+    /**
+     * Whether the cloud takes public orders for this restaurant now (the silent-appliance policy),
+     * for other public intake such as reservations: `{ accepting, message, online }`.
+     */
+    async intake(tenantId: string): Promise<Intake & { online: boolean }> {
+      const { accepting, message, online } = await intakeOf(tenantId);
+      return { accepting, message, online };
+    },
+
     async menu(slug: string): Promise<PublicMenu> {
       const t = await tenantBySlug(slug);
       const [staffMenu, intake] = await Promise.all([menu.staffMenu(t.id), intakeOf(t.id)]);
