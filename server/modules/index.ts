@@ -81,7 +81,7 @@ export function createServices(deps: CoreDeps) {
   });
   // Floor and reservations (issue 11, docs/floor.md): an order's table_id is checked and the order joins
   // its table's open bill in the order's own transaction; each status change is announced live.
-  const floor = createFloorService({ db, changes, clock, orders });
+  const floor = createFloorService({ db, changes, clock, orders, hasAppliance: async (tenantId) => (await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null) });
   const reservations = createReservationsService({ db, changes, clock, tenants, floor });
   floor.useReservations(reservations.lookup);
   orders.on('creating', (w, actor, row) => floor.orderCreating(w, actor, row));

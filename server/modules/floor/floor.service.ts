@@ -139,7 +139,14 @@ interface BillFamily {
   figures: BillFigures;
 }
 
-export function createFloorService(deps: { db: Db; changes: ChangeLog; clock: Clock; orders: OrdersService }) {
+export function createFloorService(deps: {
+  db: Db;
+  changes: ChangeLog;
+  clock: Clock;
+  orders: OrdersService;
+  /** Cloud only: whether the restaurant has an appliance, which then runs the status job itself (its announcements sync up). */
+  hasAppliance?: (tenantId: string) => Promise<boolean>;
+}) {
   const { db, changes, clock, orders } = deps;
   let reservations: ReservationsLookup | null = null;
 
@@ -709,7 +716,11 @@ export function createFloorService(deps: { db: Db; changes: ChangeLog; clock: Cl
      * closed elsewhere). Writes only for tenants where something changed.
      */
     async refreshStatuses(): Promise<void> {
-      for (const tenantId of await repo.tenantsWithTables(db)) await service.refreshTenant(tenantId);
+      for (const tenantId of await repo.tenantsWithTables(db)) {
+        // A restaurant with an appliance: the appliance announces the floor (the cloud's tablets hear it through sync).
+        if (changes.origin === 'cloud' && deps.hasAppliance && (await deps.hasAppliance(tenantId))) continue;
+        await service.refreshTenant(tenantId);
+      }
     },
 
     async refreshTenant(tenantId: string): Promise<void> {

@@ -42,8 +42,15 @@ describe('sync: reservations', () => {
     expect(list.json().data).toEqual([expect.objectContaining({ id: res.json().id, time: '17:30', party_size: 3, name: 'Fam. Jansen', table_name: 'T1', source: 'web', status: 'booked', conflict: null })]);
     // 16:45 in Amsterdam: within the hour; the appliance's own minute job announces it to its tablets.
     appliance.clock.set('2026-11-20T15:45:00Z');
+    cloud.clock.set('2026-11-20T15:45:00Z');
+    // The cloud leaves a restaurant with an appliance to the appliance's job; the appliance's announcement syncs up.
+    await cloud.app.scheduler.run('floor.status');
+    const announced = async () => (await cloud.changes.readSince(tenant.id, 0, 10_000)).filter((c) => c.kind === 'table.status_changed').map((c) => [c.origin, (c.payload as { status: string }).status]);
+    expect(await announced()).toEqual([]);
     await appliance.app.scheduler.run('floor.status');
     expect((await appliance.services.floor.floorplan(tenant.id)).zones[0]!.tables[0]).toMatchObject({ id: ids.T1, status: 'gereserveerd', reservation: { time: '17:30' } });
+    await quiesce(appliance);
+    expect(await announced()).toEqual([[appliance.changes.origin, 'gereserveerd']]);
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });
 
