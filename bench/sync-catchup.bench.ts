@@ -79,6 +79,10 @@ export interface CatchupResult {
   stock: { movements: number; consumed: number; refused: number; ops: number };
   /** Insights during the outage (docs/insights.md): shifts clocked in and out on the appliance (some still open), corrections, waste with its stock removals. */
   insights: { shifts: number; open: number; corrections: number; waste: number; refused: number; ops: number };
+  /** Public ordering during the outage (docs/payments.md): guests order in the cloud and pay at its checkout (the simulator); some fail, some are refunded in part. Pulled down at the catch-up. */
+  payments: { orders: number; paid: number; failed: number; refunds: number };
+  /** Outgoing webhooks (docs/partners.md): the cloud sends every order event, also those made offline, to a receiver on 127.0.0.1 while it takes the catch-up. */
+  webhooks: { deliveries: number; orderCreated: number; drainMs: number; duplicates: number };
 }
 
 const perDay = Number(process.env.BENCH_SYNC_ORDERS_PER_DAY ?? 1000);
@@ -94,6 +98,8 @@ const stockPerHour = Number(process.env.BENCH_SYNC_STOCK_PER_HOUR ?? 12);
 /** Shifts clocked in per day of outage (12: a crew of four, three shifts a day each), and waste entries per hour (2). */
 const shiftsPerDay = Number(process.env.BENCH_SYNC_SHIFTS_PER_DAY ?? 12);
 const wastePerHour = Number(process.env.BENCH_SYNC_WASTE_PER_HOUR ?? 2);
+/** Public orders per hour of outage placed in the cloud and paid at its checkout (4; every fifth fails, every tenth paid one is refunded in part). */
+const publicPerHour = Number(process.env.BENCH_SYNC_PUBLIC_PER_HOUR ?? 4);
 const REGULARS = 50;
 const regularPhone = (i: number) => `06 2${String(1_000_000 + (i % REGULARS) * 7919).padStart(7, '0')}`;
 
@@ -477,6 +483,68 @@ async function generateInsights(rt: Runtime, clock: ManualClock, cloud: CloudInf
   return out;
 }
 
+/**
+ * Public ordering while the appliance is offline (issue 12): guests order pickup from the cloud's
+ * public menu over HTTP and choose "betaald" (every fifth "mislukt") on the simulator's checkout page,
+ * whose callback the cloud handles; an admin refunds part of every tenth paid payment. All of it
+ * (orders, their public rows, payments, refunds, order.paid) reaches the appliance at the catch-up.
+ */
+async function generatePayments(server: Awaited<ReturnType<typeof startCloud>>['server'], info: CloudInfo, s: Scenario): Promise<CatchupResult['payments']> {
+  const login = await fetch(`${server.url}/api/v1/auth/admin-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', email: 'admin@bench.test', password: 'geheim-wachtwoord-1' }) });
+  const admin = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const out = { orders: 0, paid: 0, failed: 0, refunds: 0 };
+  const n = Math.round(s.hours * publicPerHour);
+  for (let i = 0; i < n; i++) {
+    const items = [{ product_id: info.products[i % info.products.length]!.id, quantity: 1 + (i % 3) }, { product_id: info.products[(i + 7) % info.products.length]!.id, quantity: 1 }];
+    const res = await fetch(`${server.url}/api/v1/public/order/bench`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items, customer: { name: `Gast ${i}`, phone: regularPhone(i * 3) }, type: 'pickup', idempotency_key: `bench-gast-${i}` }),
+    });
+    if (res.status !== 201) throw new Error(`bench: public order ${res.status} ${await res.text()}`);
+    const body = (await res.json()) as { checkout_url: string; payment_id: string };
+    out.orders += 1;
+    const fail = i % 5 === 4;
+    const chosen = await fetch(body.checkout_url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `uitkomst=${fail ? 'mislukt' : 'betaald'}`, redirect: 'manual' });
+    if (chosen.status !== 303) throw new Error(`bench: simulator ${chosen.status}`);
+    if (fail) {
+      out.failed += 1;
+      continue;
+    }
+    out.paid += 1;
+    if (out.paid % 10 === 0) {
+      const r = await fetch(`${server.url}/api/v1/payments/${body.payment_id}/refund`, { method: 'POST', headers: { cookie: admin, 'content-type': 'application/json' }, body: JSON.stringify({ amount_cents: 100 }) });
+      if (r.status !== 201) throw new Error(`bench: refund ${r.status} ${await r.text()}`);
+      out.refunds += 1;
+    }
+  }
+  return out;
+}
+
+/** After the catch-up: the same public orders, payments and refunds on both sides. */
+async function comparePayments(rt: Runtime, info: CloudInfo): Promise<string[]> {
+  const db = rt.handle.db;
+  const problems: string[] = [];
+  const client = new pg.Client({ connectionString: info.pgUrl });
+  await client.connect();
+  try {
+    for (const [table, cols] of [
+      ['public_orders', 'id, type, payment_required'],
+      ['payments', 'id, order_id, provider_payment_id, amount_cents, tip_cents, status, paid_at'],
+      ['payment_refunds', 'id, payment_id, amount_cents, status'],
+    ] as const) {
+      const local = (await sql.raw<Record<string, unknown>>(`select ${cols} from ${table} where tenant_id = '${info.tenantId}' order by id`).execute(db)).rows;
+      const remote = (await client.query(`select ${cols} from ${table} where tenant_id = $1 order by id collate "C"`, [info.tenantId])).rows;
+      if (JSON.stringify(local.map((r) => Object.values(r).map(String))) !== JSON.stringify(remote.map((r) => Object.values(r).map(String)))) problems.push(`payments: ${table} differ (appliance ${local.length}, cloud ${remote.length} rows)`);
+    }
+    const unpaid = (await client.query(`select p.id from payments p join orders o on o.id = p.order_id where p.tenant_id = $1 and p.status = 'paid' and o.payment_status <> 'paid'`, [info.tenantId])).rows;
+    if (unpaid.length) problems.push(`payments: ${unpaid.length} paid payments whose order is not paid`);
+  } finally {
+    await client.end();
+  }
+  return problems;
+}
+
 /** After the catch-up: the same shifts, corrections and waste on both sides; with the cloud's address, the same payroll CSV too (hours counted once). */
 async function compareInsights(rt: Runtime, info: CloudInfo, cloudHttp?: { url: string; cookie: string }): Promise<string[]> {
   const db = rt.handle.db;
@@ -501,9 +569,86 @@ async function compareInsights(rt: Runtime, info: CloudInfo, cloudHttp?: { url: 
     const to = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const local = (await rt.services.shifts.payrollCsv(info.tenantId, from, to)).body.toString('utf8');
     const res = await fetch(`${cloudHttp.url}/api/v1/shifts/export-payroll?from=${from}&to=${to}`, { headers: { cookie: cloudHttp.cookie } });
-    if ((await res.text()) !== local) problems.push('insights: the payroll export differs between the appliance and the cloud');
+    // The bytes, not res.text(): a WHATWG UTF-8 decode drops the byte-order mark.
+    const remote = Buffer.from(await res.arrayBuffer()).toString('utf8');
+    if (remote !== local) {
+      const a = local.split('\r\n');
+      const b = remote.split('\r\n');
+      const at = a.findIndex((line, i) => line !== b[i]);
+      problems.push(`insights: the payroll export differs between the appliance and the cloud (HTTP ${res.status}; line ${at + 1}: ${JSON.stringify(a[at])} vs ${JSON.stringify(b[at])})`);
+    }
   }
   return problems;
+}
+
+/**
+ * Webhooks (issue 16): a receiver on 127.0.0.1 (answers 204 at once) and a cloud webhook for the
+ * order events, registered as if before the outage, so every order event the catch-up brings to the
+ * cloud (and the web and public orders of the outage) is queued and sent while the catch-up runs.
+ */
+interface WebhookProbe {
+  ids: Map<string, number>;
+  requests: number;
+  close(): Promise<void>;
+}
+
+async function startWebhooks(server: Awaited<ReturnType<typeof startCloud>>['server'], at: Date): Promise<WebhookProbe> {
+  const http = await import('node:http');
+  const probe: WebhookProbe = { ids: new Map(), requests: 0, close: async () => {} };
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      probe.requests += 1;
+      const id = String(req.headers['x-service-delivery']);
+      probe.ids.set(id, (probe.ids.get(id) ?? 0) + 1);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  probe.close = () => new Promise<void>((r) => receiver.close(() => r()));
+  const port = (receiver.address() as { port: number }).port;
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (m: { type?: string; error?: string }) => {
+      if (m?.type !== 'webhook-done') return;
+      server.child.off('message', onMessage);
+      if (m.error) reject(new Error(m.error));
+      else resolve();
+    };
+    server.child.on('message', onMessage);
+    server.child.send({ type: 'webhook', url: `http://127.0.0.1:${port}/hook`, at: at.toISOString() });
+  });
+  return probe;
+}
+
+/** After the catch-up: until the cloud's queue is empty; every delivery delivered once, one order.created per order of the outage. */
+async function drainWebhooks(info: CloudInfo, probe: WebhookProbe, since: Date): Promise<{ result: CatchupResult['webhooks']; problems: string[] }> {
+  const client = new pg.Client({ connectionString: info.pgUrl });
+  await client.connect();
+  const t0 = performance.now();
+  const problems: string[] = [];
+  try {
+    const count = async (q: string, args: unknown[] = []) => Number((await client.query(q, args)).rows[0].n);
+    while ((await count(`select count(*) as n from webhook_deliveries where status = 'pending'`)) > 0) {
+      if (performance.now() - t0 > 120_000) {
+        problems.push('webhooks: deliveries still pending 120 s after the catch-up');
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const drainMs = performance.now() - t0;
+    const deliveries = await count(`select count(*) as n from webhook_deliveries`);
+    const failed = await count(`select count(*) as n from webhook_deliveries where status = 'failed'`);
+    const orderCreated = await count(`select count(*) as n from webhook_deliveries where event_type = 'order.created'`);
+    const orders = await count(`select count(*) as n from orders where tenant_id = $1 and created_at >= $2`, [info.tenantId, since.toISOString()]);
+    const duplicates = [...probe.ids.values()].filter((n) => n > 1).length;
+    if (failed) problems.push(`webhooks: ${failed} deliveries failed`);
+    if (duplicates) problems.push(`webhooks: ${duplicates} delivery ids received more than once`);
+    if (probe.ids.size !== deliveries) problems.push(`webhooks: the receiver saw ${probe.ids.size} delivery ids, the cloud queued ${deliveries}`);
+    if (orderCreated !== orders) problems.push(`webhooks: ${orderCreated} order.created deliveries for ${orders} orders of the outage`);
+    return { result: { deliveries, orderCreated, drainMs, duplicates }, problems };
+  } finally {
+    await client.end();
+  }
 }
 
 export async function runCatchup(s: Scenario, log: (m: string) => void = console.log): Promise<CatchupResult> {
@@ -511,6 +656,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
   const { config, cleanup } = benchConfig('sync');
   const clock = new ManualClock(new Date());
   const rt = await createRuntime(config, { clock });
+  let hooks: WebhookProbe | null = null;
   try {
     await assertDurability(rt);
     const transport = new TimedTransport(httpTransport(server.url, info.syncKey, { timeoutMs: 120_000 }));
@@ -520,6 +666,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     const bootstrapMs = performance.now() - t;
 
     const start = new Date(Date.now() - s.hours * 3_600_000);
+    hooks = await startWebhooks(server, start);
     await prepareLoyalty(rt, clock, info, engine, start);
     const stockAt = await prepareStock(rt, clock, info, engine, start);
     const stockSince = await rt.changes.lastSeq(info.tenantId);
@@ -528,6 +675,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     await sql`pragma synchronous = OFF`.execute(rt.handle.db);
     t = performance.now();
     const web = webOrders(server, s.webOrders, start, (s.hours * 60) / Math.max(1, s.webOrders));
+    const guests = generatePayments(server, info, s);
     const gen = await generateOutage(rt, clock, info, s, start);
     const haccp = await generateHaccp(rt, clock, info, s, start);
     gen.ops += haccp.ops;
@@ -541,12 +689,14 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     gen.ops += insights.ops;
     const generateMs = performance.now() - t;
     const webMs = await web;
+    const payments = await guests;
     clock.set(new Date());
     await sql`pragma synchronous = FULL`.execute(rt.handle.db);
     await sql`pragma wal_checkpoint(TRUNCATE)`.execute(rt.handle.db);
     await assertDurability(rt);
     const pending = await engine.pendingCount();
     log(`  generated ${gen.orders} orders, ${gen.items} items, HACCP ${haccp.logs} readings, ${haccp.incidents} incidents, ${haccp.actions} actions, ${haccp.runs} checklist runs, ${floor.visits} table visits (${floor.orders} orders on bills, ${floor.bookings} bookings, ${floor.full} refused as full), ${loyalty.visits} loyalty visits (${loyalty.redemptions} redemptions from the lease, ${loyalty.refused} refused), ${stock.movements} stock movements by staff (${stock.refused} refused below zero) and ${stock.consumed} orders' recipe consumption; ${gen.ops} ops (${pending} pending) in ${(generateMs / 1000).toFixed(1)} s; ${s.webOrders} web orders in the cloud in ${(webMs / 1000).toFixed(1)} s`);
+    log(`  payments: ${payments.orders} public orders in the cloud (${payments.paid} paid, ${payments.failed} failed at the checkout, ${payments.refunds} refunded in part)`);
     log(`  insights: ${insights.shifts} shifts clocked in (${insights.open} still open at the reconnect, ${insights.corrections} corrected), ${insights.waste} waste entries with their stock removals, ${insights.refused} refused; ${insights.ops} ops`);
 
     // The web shop's latency while nothing else happens, as the baseline for the same during the catch-up.
@@ -590,6 +740,10 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     verify.problems.push(...(await compareLoyalty(rt, info)));
     verify.problems.push(...(await compareStock(rt, info)));
     verify.problems.push(...(await compareInsights(rt, info, { url: server.url, cookie })));
+    verify.problems.push(...(await comparePayments(rt, info)));
+    const webhooks = await drainWebhooks(info, hooks, start);
+    verify.problems.push(...webhooks.problems);
+    log(`  webhooks: ${webhooks.result.deliveries} deliveries sent by the cloud (${webhooks.result.orderCreated} order.created, one per order of the outage), queue empty ${sec(webhooks.result.drainMs)} s after the catch-up, ${webhooks.result.duplicates} delivery ids twice`);
     const join = await newApplianceJoins(server, info);
     return {
       scenario: s,
@@ -615,8 +769,11 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       loyalty,
       stock,
       insights,
+      payments,
+      webhooks: webhooks.result,
     };
   } finally {
+    await hooks?.close();
     await rt.close();
     await server.stop();
     cleanup();
@@ -651,6 +808,7 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
       out.problems.push(...(await compareLoyalty(rt, info)).map((p) => `${bootstrap}: ${p}`));
       out.problems.push(...(await compareStock(rt, info)).map((p) => `${bootstrap}: ${p}`));
       out.problems.push(...(await compareInsights(rt, info)).map((p) => `${bootstrap}: ${p}`));
+      out.problems.push(...(await comparePayments(rt, info)).map((p) => `${bootstrap}: ${p}`));
     } finally {
       await rt.close();
       cleanup();
