@@ -31,6 +31,8 @@ export interface ServerToClientEvents {
   'floorplan:changed': (e: { seq: number; kind: string; id: string }) => void;
   /** A booking was made or changed (`reservation.created` / `reservation.updated`, docs/reservations.md). */
   'reservation:changed': (e: { seq: number; kind: string; reservation: unknown }) => void;
+  /** Someone clocked in or out, or a shift was entered or corrected (`shift.*`, docs/insights.md): who is at work now. */
+  'shift:changed': (e: { seq: number; kind: string; shift_id: string; user_id: string; status: 'open' | 'closed' }) => void;
 }
 export type ClientToServerEvents = Record<string, never>;
 export interface SocketData {
@@ -67,6 +69,14 @@ export function toSocketEvent(c: ChangeRecord): { name: keyof ServerToClientEven
     case 'reservation.created':
     case 'reservation.updated':
       return { name: 'reservation:changed', payload: { seq: c.seq, kind: c.kind, reservation: (c.payload as { reservation?: unknown }).reservation } };
+    case 'shift.clocked_in':
+    case 'shift.clocked_out':
+    case 'shift.created':
+    case 'shift.corrected': {
+      const sh = (c.payload as { shift?: { user_id: string; end_at: string | null } }).shift;
+      if (!sh) return null;
+      return { name: 'shift:changed', payload: { seq: c.seq, kind: c.kind, shift_id: c.entity_id, user_id: sh.user_id, status: sh.end_at === null ? 'open' : 'closed' } };
+    }
     case 'haccp.incident': {
       const h = c.payload as { incident?: unknown; log?: unknown };
       return { name: 'haccp:incident', payload: { seq: c.seq, incident: h.incident, ...(h.log ? { log: h.log } : {}) } };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../helpers/app.js';
+import { toSocketEvent } from '../../../../server/plugins/realtime.js';
 
 /** Shifts (CONTRACT §13, §16; docs/insights.md "Shifts"). Now: Friday 2026-11-20 11:00 in Amsterdam. */
 async function setup() {
@@ -47,8 +48,13 @@ describe('clock in and out (staff)', () => {
     expect(twice.json()).toEqual({ error: 'Je bent niet ingeklokt.', code: 'CONFLICT' });
     expect((await call(t, staff2, 'GET', '/shifts/me')).json()).toMatchObject({ open: null, data: [{ id: open.id, status: 'closed' }] });
     // One clock-in, one clock-out in the change log (what sync and webhooks read).
-    const kinds = (await t.changes.readSince(r.id, 0, 1000)).map((c) => c.kind).filter((k) => k.startsWith('shift.'));
-    expect(kinds).toEqual(['shift.clocked_in', 'shift.clocked_out']);
+    const changes = (await t.changes.readSince(r.id, 0, 1000)).filter((c) => c.kind.startsWith('shift.'));
+    expect(changes.map((c) => c.kind)).toEqual(['shift.clocked_in', 'shift.clocked_out']);
+    // Tablets of the restaurant hear who is at work now.
+    expect(changes.map((c) => toSocketEvent(c))).toEqual([
+      { name: 'shift:changed', payload: { seq: changes[0]!.seq, kind: 'shift.clocked_in', shift_id: open.id, user_id: r.staffId, status: 'open' } },
+      { name: 'shift:changed', payload: { seq: changes[1]!.seq, kind: 'shift.clocked_out', shift_id: open.id, user_id: r.staffId, status: 'closed' } },
+    ]);
   });
 
   it('two tablets clocking the same employee in at once: one shift, the other 409', async () => {
