@@ -163,6 +163,31 @@ export const stockRepository = {
       )
       .execute();
   },
+  /** The level rows of some pairs of one tenant (one statement). */
+  async levelsOf(db: Executor, tenantId: string, pairs: Pair[]): Promise<LevelRow[]> {
+    if (pairs.length === 0) return [];
+    const products = [...new Set(pairs.map((p) => p.product_id))];
+    const wanted = new Set(pairs.map((p) => `${p.product_id}/${p.location_id}`));
+    const rows = await db.selectFrom('stock_levels').selectAll().where('tenant_id', '=', tenantId).where('product_id', 'in', products).execute();
+    return rows.map(levelOut).filter((l) => wanted.has(`${l.product_id}/${l.location_id}`));
+  },
+  /** Writes several level rows (insert or overwrite), 50 per statement. */
+  async putLevels(db: Executor, rows: LevelRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += 50) {
+      await db
+        .insertInto('stock_levels')
+        .values(rows.slice(i, i + 50))
+        .onConflict((oc) =>
+          oc.columns(['tenant_id', 'product_id', 'location_id']).doUpdateSet((eb) => ({
+            quantity_milli: eb.ref('excluded.quantity_milli'),
+            last_booked_at: eb.ref('excluded.last_booked_at'),
+            last_id: eb.ref('excluded.last_id'),
+            updated_at: eb.ref('excluded.updated_at'),
+          })),
+        )
+        .execute();
+    }
+  },
   /** Makes sure the level row exists (0 when new), so a guarded update has a row to guard. */
   async ensureLevel(db: Executor, tenantId: string, p: Pair, now: string): Promise<void> {
     await db

@@ -2,7 +2,7 @@ import type { Tx } from '../../db/connection.js';
 import type { LocationsTable, RecipesTable } from '../../db/database.js';
 import { assertTenantRef, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
-import { stockRepository as repo, type MovementRow, type Pair } from './stock.repository.js';
+import { stockRepository as repo, type LevelRow, type MovementRow, type Pair } from './stock.repository.js';
 import { fromMilli, GUARDED_TYPES, replayOrder } from './stock.rules.js';
 import { LocationPayload, MovementsPayload, RecipePayload } from './stock.schemas.js';
 import { movementWire } from './stock.service.js';
@@ -108,19 +108,106 @@ async function updateLevel(trx: Tx, tenantId: string, pair: Pair, added: Movemen
   return r.quantity_milli;
 }
 
-/** Adopting a pull page or snapshot page: the pairs it touched get one replay each, at the page's end. */
-class LevelsBatch implements BatchState {
-  private readonly dirty = new Map<string, { tenantId: string; pair: Pair }>();
-  constructor(private readonly now: string) {}
-  mark(tenantId: string, pair: Pair): void {
-    this.dirty.set(`${tenantId}\u0000${pairKey(pair)}`, { tenantId, pair });
+/** A queued row of a batch and where its op's answer shows it (replaced in place if the ledger already had that id). */
+interface Slot {
+  row: MovementRow;
+  mode: ApplyContext['mode'];
+  wire: Array<ReturnType<typeof movementWire>>;
+  index: number;
+}
+
+/**
+ * The stock ledger inside a batch (the cloud's push chunk, an appliance's pull or snapshot page):
+ * tenant references checked once per batch; the rows inserted together at the flush (`on conflict
+ * do nothing returning id`, so the existence check costs nothing per op); every touched product and
+ * location brought up to date once (incrementally when the new rows come after everything its
+ * level holds, by a replay otherwise), the levels read and written in one statement each. About
+ * five statements per batch instead of a dozen per op (bench/README.md, "Stock").
+ *
+ * An id the ledger already had is not inserted: merging (the cloud) keeps the stored copy and puts
+ * it into the op's answer in place (the cloud records a chunk's answers after the batch's flush,
+ * sync/cloud.ts `applyChunk`); adopting (an appliance) takes the cloud's copy.
+ */
+class StockBatch implements BatchState {
+  private readonly refs = new Set<string>();
+  private readonly queued = new Map<string, Slot>();
+  constructor(
+    private readonly tenantId: string,
+    private readonly now: string,
+  ) {}
+
+  async assertRefs(trx: Tx, table: 'products' | 'locations', ids: string[], what: string): Promise<void> {
+    const todo = [...new Set(ids)].filter((id) => !this.refs.has(`${table}:${id}`));
+    if (todo.length === 0) return;
+    const found = await trx.selectFrom(table).select('id').where('tenant_id', '=', this.tenantId).where('id', 'in', todo).execute();
+    if (found.length !== todo.length) throw new RejectOp(`${what} bestaat niet bij dit restaurant.`);
+    for (const id of todo) this.refs.add(`${table}:${id}`);
   }
+
+  queuedSlot(id: string): Slot | undefined {
+    return this.queued.get(id);
+  }
+
+  queue(slot: Slot): void {
+    this.queued.set(slot.row.id, slot);
+  }
+
   async flush(trx: Tx): Promise<void> {
-    for (const { tenantId, pair } of this.dirty.values()) {
-      const r = await repo.replayPair(trx, tenantId, pair);
-      await repo.putLevel(trx, { tenant_id: tenantId, ...pair, ...r, updated_at: this.now });
+    await this.write(trx);
+  }
+
+  /** Writes what is queued; returns the ids it inserted (new to the ledger). */
+  async write(trx: Tx): Promise<Set<string>> {
+    const slots = [...this.queued.values()];
+    this.queued.clear();
+    const inserted = new Set<string>();
+    if (slots.length === 0) return inserted;
+    const rows = slots.map((x) => x.row);
+    for (let i = 0; i < rows.length; i += 50) {
+      const r = await trx.insertInto('stock_movements').values(rows.slice(i, i + 50)).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
+      for (const { id } of r) inserted.add(id);
     }
-    this.dirty.clear();
+    const dirty = new Map<string, { pair: Pair; added: MovementRow[]; replay: boolean }>();
+    const touch = (m: MovementRow, replay: boolean) => {
+      const t = dirty.get(pairKey(m)) ?? { pair: { product_id: m.product_id, location_id: m.location_id }, added: [], replay: false };
+      t.added.push(m);
+      t.replay ||= replay;
+      dirty.set(pairKey(m), t);
+    };
+    const stale = slots.filter((x) => !inserted.has(x.row.id));
+    const stored = new Map((await repo.existingMovements(trx, stale.map((x) => x.row.id))).map((r) => [r.id, r]));
+    for (const x of slots) {
+      if (inserted.has(x.row.id)) {
+        touch(x.row, false);
+        continue;
+      }
+      const have = stored.get(x.row.id)!;
+      if (have.tenant_id !== this.tenantId) throw new RejectOp('Deze voorraadmutatie hoort bij een ander restaurant.');
+      if (x.mode === 'merge') x.wire[x.index] = movementWire(have);
+      else if (!sameRow(have as never, x.row as never)) {
+        await repo.replaceMovement(trx, x.row);
+        touch(have, true);
+        touch(x.row, true);
+      }
+    }
+    if (dirty.size === 0) return inserted;
+    const levels = new Map((await repo.levelsOf(trx, this.tenantId, [...dirty.values()].map((t) => t.pair))).map((l) => [pairKey(l), l]));
+    const out: LevelRow[] = [];
+    for (const [k, t] of dirty) {
+      const level = levels.get(k);
+      const sorted = t.added.sort(replayOrder);
+      const appends = !t.replay && level !== undefined && (level.last_booked_at === null || replayOrder(sorted[0]!, { booked_at: level.last_booked_at, id: level.last_id ?? '' }) > 0);
+      if (appends) {
+        let q = level.quantity_milli;
+        for (const m of sorted) q = m.type === 'ADJUSTMENT' && m.counted_milli !== null ? m.counted_milli : q + m.quantity_milli;
+        const last = sorted[sorted.length - 1]!;
+        out.push({ tenant_id: this.tenantId, ...t.pair, quantity_milli: q, last_booked_at: last.booked_at, last_id: last.id, updated_at: this.now });
+      } else {
+        out.push({ tenant_id: this.tenantId, ...t.pair, ...(await repo.replayPair(trx, this.tenantId, t.pair)), updated_at: this.now });
+      }
+    }
+    await repo.putLevels(trx, out);
+    return inserted;
   }
 }
 
@@ -142,26 +229,56 @@ const movementsSync: EntityDescriptor = {
     if (change.kind === 'stock.snapshot' && ctx.mode !== 'adopt') throw new RejectOp('Een momentopname van de voorraad komt alleen uit de cloud.');
     const p = parsePayload(MovementsPayload, change.payload, 'een voorraadmutatie');
     const tenantId = change.tenant_id;
-    await assertRefs(trx, 'products', p.movements.map((m) => m.product_id), tenantId, 'Het product');
-    await assertRefs(trx, 'locations', p.movements.map((m) => m.location_id), tenantId, 'De locatie');
     const incoming = p.movements.map((m) => ({ ...pick<MovementRow>(m, MOVEMENT_COLUMNS), tenant_id: tenantId }) as MovementRow);
+    const staffOut = (list: MovementRow[]) => list.filter((m) => m.source === 'staff' && GUARDED_TYPES.has(m.type) && m.quantity_milli < 0);
+    const below: string[] = [];
+    const checkBelow = async (pairs: Pair[]) => {
+      for (const pair of pairs) {
+        const level = (await repo.level(trx, tenantId, pair))?.quantity_milli ?? 0;
+        if (level < 0) below.push(await describeBelowZero(trx, tenantId, pair, level));
+      }
+    };
+    const answer = (wire: unknown[]) => ({ payload: { ...(change.payload as Record<string, unknown>), movements: wire }, ...(below.length ? { conflict: below.join(' ') } : {}) });
+
+    if (ctx.batch) {
+      const batch = ctx.batch.state('stock', () => new StockBatch(tenantId, ctx.now));
+      await batch.assertRefs(trx, 'products', incoming.map((m) => m.product_id), 'Het product');
+      await batch.assertRefs(trx, 'locations', incoming.map((m) => m.location_id), 'De locatie');
+      const wire = incoming.map(movementWire);
+      incoming.forEach((m, index) => {
+        const earlier = batch.queuedSlot(m.id);
+        if (earlier && earlier.row.tenant_id !== tenantId) throw new RejectOp('Deze voorraadmutatie hoort bij een ander restaurant.');
+        if (!earlier || (ctx.mode === 'adopt' && !sameRow(earlier.row as never, m as never))) batch.queue({ row: m, mode: ctx.mode, wire, index });
+        else wire[index] = movementWire(earlier.row);
+      });
+      // A staff removal merged in may take a level below zero: that needs the level now, not at the end of the batch.
+      const out = ctx.mode === 'merge' ? staffOut(incoming) : [];
+      if (out.length) {
+        const inserted = await batch.write(trx);
+        await checkBelow(uniquePairs(out.filter((m) => inserted.has(m.id))));
+      }
+      return answer(wire);
+    }
+
+    for (const table of ['products', 'locations'] as const) {
+      await assertRefs(trx, table, incoming.map((m) => (table === 'products' ? m.product_id : m.location_id)), tenantId, table === 'products' ? 'Het product' : 'De locatie');
+    }
     const existing = new Map((await repo.existingMovements(trx, incoming.map((m) => m.id))).map((r) => [r.id, r]));
     const result: MovementRow[] = [];
+    const added: MovementRow[] = [];
     const touched = new Map<string, { pair: Pair; added: MovementRow[]; replaced: boolean }>();
     const touch = (m: MovementRow, replaced: boolean) => {
-      const pair = { product_id: m.product_id, location_id: m.location_id };
-      const t = touched.get(pairKey(pair)) ?? { pair, added: [], replaced: false };
+      const t = touched.get(pairKey(m)) ?? { pair: { product_id: m.product_id, location_id: m.location_id }, added: [], replaced: false };
       t.added.push(m);
       t.replaced ||= replaced;
-      touched.set(pairKey(pair), t);
+      touched.set(pairKey(m), t);
     };
-    const fresh: MovementRow[] = [];
     for (const m of incoming) {
       const have = existing.get(m.id);
       if (have && have.tenant_id !== tenantId) throw new RejectOp('Deze voorraadmutatie hoort bij een ander restaurant.');
       if (!have) {
-        fresh.push(m);
         existing.set(m.id, m);
+        added.push(m);
         touch(m, false);
         result.push(m);
       } else if (ctx.mode === 'adopt' && !sameRow(have as never, m as never)) {
@@ -174,22 +291,10 @@ const movementsSync: EntityDescriptor = {
         result.push(have);
       }
     }
-    await repo.insertMovements(trx, fresh);
-    const below: string[] = [];
-    if (ctx.mode === 'adopt' && ctx.batch) {
-      const levels = ctx.batch.state('stock-levels', () => new LevelsBatch(ctx.now));
-      for (const t of touched.values()) levels.mark(tenantId, t.pair);
-    } else {
-      for (const t of touched.values()) {
-        const level = await updateLevel(trx, tenantId, t.pair, t.added.filter((m) => m.product_id === t.pair.product_id && m.location_id === t.pair.location_id), t.replaced, ctx.now);
-        const staffOut = t.added.some((m) => m.source === 'staff' && GUARDED_TYPES.has(m.type) && m.quantity_milli < 0);
-        if (ctx.mode === 'merge' && staffOut && level < 0) below.push(await describeBelowZero(trx, tenantId, t.pair, level));
-      }
-    }
-    return {
-      payload: { ...(change.payload as Record<string, unknown>), movements: result.map(movementWire) },
-      ...(below.length ? { conflict: below.join(' ') } : {}),
-    };
+    await repo.insertMovements(trx, added);
+    for (const t of touched.values()) await updateLevel(trx, tenantId, t.pair, t.added, t.replaced, ctx.now);
+    if (ctx.mode === 'merge') await checkBelow(uniquePairs(staffOut(added)));
+    return answer(result.map(movementWire));
   },
   async snapshot(db, tenantId, after, limit) {
     let q = db.selectFrom('stock_movements').selectAll().where('tenant_id', '=', tenantId);
@@ -205,6 +310,8 @@ const movementsSync: EntityDescriptor = {
     return { changes, next: snapshotNext(changes, limit) };
   },
 };
+
+const uniquePairs = (rows: MovementRow[]): Pair[] => [...new Map(rows.map((m) => [pairKey(m), { product_id: m.product_id, location_id: m.location_id }])).values()];
 
 async function describeBelowZero(trx: Tx, tenantId: string, pair: Pair, level: number): Promise<string> {
   const product = await trx.selectFrom('products').select(['name', 'unit']).where('id', '=', pair.product_id).executeTakeFirst();

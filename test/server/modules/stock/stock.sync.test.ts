@@ -3,6 +3,7 @@ import { ManualClock } from '../../../../server/shared/clock.js';
 import { stockSync } from '../../../../server/modules/stock/stock.sync.js';
 import { replayLevel } from '../../../../server/modules/stock/stock.rules.js';
 import { RejectOp } from '../../../../sync/types.js';
+import { TxBatch } from '../../../../sync/apply-helpers.js';
 import { replicatedState, twoNodes } from '../../../sync/harness.js';
 import type { TestApp } from '../../../helpers/app.js';
 import type { Runtime } from '../../../../server/runtime.js';
@@ -212,6 +213,13 @@ describe('stock sync', () => {
       await expect(apply([bad])).rejects.toBeInstanceOf(RejectOp);
     }
     await expect(apply([{ ...row, product_id: theirs.id }])).rejects.toThrow(/bestaat niet bij dit restaurant/);
+    // The same inside a batch (a push chunk checks each reference once, in bulk).
+    const batch = new TxBatch();
+    await expect(
+      cloud.handle.db.transaction().execute((trx) =>
+        descriptor.apply(trx, { op_id: 'y', tenant_id: tenant.id, origin: 'dev', entity: 'stock', entity_id: row.id, kind: 'stock.moved', payload: { movements: [{ ...row, location_id: theirs.id }] }, created_at: row.created_at }, { side: 'cloud', mode: 'merge', tenantId: tenant.id, now: row.created_at, ...batch.context }),
+      ),
+    ).rejects.toThrow(/De locatie bestaat niet bij dit restaurant/);
     await expect(apply([])).rejects.toBeInstanceOf(RejectOp);
     expect(await cloud.handle.db.selectFrom('stock_movements').select('id').where('id', '=', row.id).execute()).toEqual([]);
     // The good one is applied once, however often it comes.
