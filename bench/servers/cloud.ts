@@ -28,7 +28,8 @@ const cloudClock = { now: () => (manual ? clock.now() : new Date()) };
 
 let rt: Awaited<ReturnType<typeof createRuntime>>;
 try {
-  const config = loadConfig({ ROLE: 'cloud', DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', DATA_DIR: '/tmp' });
+  // WEBHOOK_ALLOW_PRIVATE: the benches' webhook receiver listens on 127.0.0.1.
+  const config = loadConfig({ ROLE: 'cloud', DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', DATA_DIR: '/tmp', WEBHOOK_ALLOW_PRIVATE: '1' });
   rt = await createRuntime(config, { clock: cloudClock });
 } catch (err) {
   await dropSchema();
@@ -67,6 +68,22 @@ process.on('message', (m: { type?: string; n?: number; from?: string; minutesApa
     manual = false;
     process.send!({ type: 'web-orders-done', ms: performance.now() - t0 });
   })().catch((err: unknown) => process.send!({ type: 'web-orders-done', error: String(err) }));
+});
+
+// IPC: {type:'webhook', url, at} registers a webhook for the order events as if made at `at` (before
+// the outage the bench simulates), answering {type:'webhook-done', id}.
+process.on('message', (m: { type?: string; url?: string; at?: string }) => {
+  if (m?.type !== 'webhook') return;
+  void (async () => {
+    clock.set(m.at ?? new Date().toISOString());
+    manual = true;
+    try {
+      const hook = await rt.services.webhooks.create(tenant.id, { url: m.url!, events: ['order.created', 'order.status_changed', 'order.paid'] }, null);
+      process.send!({ type: 'webhook-done', id: hook.id });
+    } finally {
+      manual = false;
+    }
+  })().catch((err: unknown) => process.send!({ type: 'webhook-done', error: String(err) }));
 });
 
 serveUntilStopped(

@@ -115,4 +115,11 @@ export const webhooksRepository = {
   },
 
   updateDelivery: (db: Executor, id: string, patch: Partial<DeliveryRow>) => db.updateTable('webhook_deliveries').set(patch).where('id', '=', id).execute(),
+
+  /**
+   * Whether this appliance's database is bound to a cloud: the sync engine writes its one
+   * `sync_state` row when it binds an empty database to a cloud device (sync/README.md), and that
+   * binding is for life. Read-only, and the only reason this module looks at a sync table.
+   */
+  boundToCloud: async (db: Executor) => (await db.selectFrom('sync_state').select('id').limit(1).executeTakeFirst()) !== undefined,
 };

@@ -100,6 +100,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
   const { db, changes, clock, config, tenants } = deps;
   /** The outside world and the address rule; tests replace the resolver (a fake DNS for the rebinding case). */
   const net: { resolve: Resolver; timeoutMs: number; allowPrivate: boolean } = { resolve: systemResolver, timeoutMs: ATTEMPT_TIMEOUT_MS, allowPrivate: mayReachPrivate(config) };
+  /** This appliance is bound to a cloud (once true, for good). */
+  let bound = false;
   /** Tenant slugs for event bodies (a slug does not change). */
   const slugs = new Map<string, string>();
 
@@ -149,6 +151,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
     name: WEBHOOK_CONSUMER,
     batchSize: 500,
     async handle(batch: ChangeRecord[], { trx, tenantId }) {
+      // An appliance whose database is bound to a cloud sends nothing, also when it was started
+      // without CLOUD_URL (run offline on purpose): the cloud sends its events once they sync.
+      if (config.role === 'local' && (bound || (bound = await webhooksRepository.boundToCloud(trx)))) return;
       const events = batch.flatMap((c) => {
         const e = eventOf(c);
         return e ? [{ change: c, event: e }] : [];

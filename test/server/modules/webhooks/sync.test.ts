@@ -7,7 +7,7 @@ import { ManualClock } from '../../../../server/shared/clock.js';
 import { SyncEngine } from '../../../../sync/engine.js';
 import { createTestApp, type TestApp } from '../../../helpers/app.js';
 import { seedMenu } from '../../../helpers/factories.js';
-import { FakeTransport, replicatedState } from '../../../sync/harness.js';
+import { FakeTransport, replicatedState, twoNodes as harnessNodes } from '../../../sync/harness.js';
 import { settle, startReceiver, verifies } from './receiver.js';
 
 /**
@@ -157,6 +157,25 @@ describe('webhooks across sync: one sender per event', () => {
     await n.cloud.services.orders.create(actor, { items: [{ product_id: n.menu.cola.id, quantity: 1 }] });
     await n.sync();
     expect(rx.requests).toHaveLength(1);
+  });
+
+  it('an appliance bound to a cloud but started without CLOUD_URL still sends nothing: the cloud does', async () => {
+    const { cloud, tenant, appliance } = await harnessNodes();
+    const menu = await seedMenu(cloud, tenant.id);
+    await appliance.engine.syncOnce();
+    const rx = await startReceiver();
+    expect(appliance.config.cloudUrl).toBeUndefined();
+    await appliance.services.webhooks.create(tenant.id, { url: rx.url, events: ['order.created'] }, null);
+    const actor = { tenantId: tenant.id, userId: null, via: 'pos' as const };
+    await appliance.services.orders.create(actor, { items: [{ product_id: menu.friet.id, quantity: 1 }] });
+    await settle(appliance);
+    expect(rx.requests).toHaveLength(0);
+    expect(await deliveriesOn(appliance)).toEqual([]);
+    await appliance.engine.syncOnce();
+    await settle(cloud);
+    // The cloud queued it (and, without WEBHOOK_ALLOW_PRIVATE, refused the loopback address at send time).
+    expect((await deliveriesOn(cloud)).map((d) => [d.event_type, d.status])).toEqual([['order.created', 'failed']]);
+    expect(rx.requests).toHaveLength(0);
   });
 
   it('a secret rotated on both sides of an outage ends the same everywhere; deletion is sticky', async () => {
