@@ -13,7 +13,7 @@ export const shiftsRepository = {
   findWithUser: (db: Executor, tenantId: string, id: string) =>
     db
       .selectFrom('shifts')
-      .innerJoin('users', 'users.id', 'shifts.user_id')
+      .innerJoin('users', (j) => j.onRef('users.id', '=', 'shifts.user_id').onRef('users.tenant_id', '=', 'shifts.tenant_id'))
       .selectAll('shifts')
       .select(['users.name as user_name', 'users.job', 'users.hourly_wage_cents'])
       .where('shifts.tenant_id', '=', tenantId)
@@ -24,7 +24,7 @@ export const shiftsRepository = {
   between: (db: Executor, tenantId: string, fromIso: string, toIso: string, userId?: string) => {
     let q = db
       .selectFrom('shifts')
-      .innerJoin('users', 'users.id', 'shifts.user_id')
+      .innerJoin('users', (j) => j.onRef('users.id', '=', 'shifts.user_id').onRef('users.tenant_id', '=', 'shifts.tenant_id'))
       .selectAll('shifts')
       .select(['users.name as user_name', 'users.job', 'users.hourly_wage_cents'])
       .where('shifts.tenant_id', '=', tenantId)
@@ -58,7 +58,7 @@ export const shiftsRepository = {
   correctionsOf: (db: Executor, tenantId: string, shiftId: string) =>
     db
       .selectFrom('shift_corrections')
-      .leftJoin('users', 'users.id', 'shift_corrections.changed_by')
+      .leftJoin('users', (j) => j.onRef('users.id', '=', 'shift_corrections.changed_by').onRef('users.tenant_id', '=', 'shift_corrections.tenant_id'))
       .selectAll('shift_corrections')
       .select('users.name as changed_by_name')
       .where('shift_corrections.tenant_id', '=', tenantId)

@@ -25,6 +25,7 @@ export const wasteSync: EntityDescriptor[] = [
       if (entry.id !== change.entity_id) throw new RejectOp('Ongeldige afvalregistratie.');
       await assertTenantRef(trx, 'products', entry.product_id, change.tenant_id, 'Het product');
       if (entry.location_id) await assertTenantRef(trx, 'locations', entry.location_id, change.tenant_id, 'De locatie');
+      await assertTenantRef(trx, 'users', entry.created_by, change.tenant_id, 'De medewerker');
       const row = { ...pick<WasteEntriesTable>(entry as Record<string, unknown>, COLUMNS), tenant_id: change.tenant_id } as WasteEntriesTable;
       const existing = await trx.selectFrom('waste_entries').select('tenant_id').where('id', '=', row.id).executeTakeFirst();
       if (existing && existing.tenant_id !== change.tenant_id) throw new RejectOp('Deze afvalregistratie hoort bij een ander restaurant.');

@@ -18,7 +18,7 @@ async function quiesce(appliance: Awaited<ReturnType<typeof joined>>['appliance'
   }
 }
 
-const hoursOf = async (side: Awaited<ReturnType<typeof joined>>['cloud'], tenantId: string, userId: string) =>
+const hoursOf = async (side: { services: Awaited<ReturnType<typeof joined>>['cloud']['services'] }, tenantId: string, userId: string) =>
   (await side.services.shifts.payroll(tenantId, '2026-11-20', '2026-11-20')).lines.find((l) => l.user_id === userId)?.hours_hundredths;
 
 describe('shifts across sync', () => {
@@ -136,13 +136,18 @@ describe('shifts across sync', () => {
       updated_at: '2026-11-20T08:00:00.000Z',
     });
     // Through the descriptor directly: the same apply the cloud runs for a pushed op.
-    const apply = (shift: unknown) =>
+    const apply = (shift: unknown, extra: Record<string, unknown> = {}) =>
       cloud.changes.write(tenant.id, (w) =>
-        shiftsSync[0]!.apply(w.trx, { op_id: 'x', tenant_id: tenant.id, origin: 'dev', entity: 'shift', entity_id: '01a20000-0000-7000-8000-000000000001', kind: 'shift.clocked_in', payload: { shift }, created_at: '2026-11-20T08:00:00.000Z' }, { side: 'cloud', mode: 'merge', tenantId: tenant.id, now: '2026-11-20T10:00:00.000Z' }),
+        shiftsSync[0]!.apply(w.trx, { op_id: 'x', tenant_id: tenant.id, origin: 'dev', entity: 'shift', entity_id: '01a20000-0000-7000-8000-000000000001', kind: 'shift.clocked_in', payload: { shift, ...extra }, created_at: '2026-11-20T08:00:00.000Z' }, { side: 'cloud', mode: 'merge', tenantId: tenant.id, now: '2026-11-20T10:00:00.000Z' }),
       );
     await expect(apply(row(other.staffId, null))).rejects.toThrow(/De medewerker bestaat niet bij dit restaurant/);
     await expect(apply(row(tenant.staffId, '2026-11-20T07:00:00.000Z'))).rejects.toThrow(/Ongeldige tijden/);
+    // A correction naming another restaurant's user as its author (its name would show in this restaurant).
+    const correction = { id: '01a20000-0000-7000-8000-0000000000c1', shift_id: '01a20000-0000-7000-8000-000000000001', changed_by: other.adminId, reason: null, before: '{}', after: '{}', created_at: '2026-11-20T08:00:00.000Z' };
+    await expect(apply(row(tenant.staffId, null), { correction })).rejects.toThrow(/Wie de dienst corrigeerde bestaat niet bij dit restaurant/);
+    await expect(apply({ ...row(tenant.staffId, null), created_by: other.staffId })).rejects.toThrow(/bestaat niet bij dit restaurant/);
     await expect(apply({ ...row(tenant.staffId, null), break_minutes: -1 })).rejects.toThrow(/Ongeldige wijziging voor een dienst.*break_minutes/);
     expect(await cloud.handle.db.selectFrom('shifts').selectAll().execute()).toEqual([]);
+    expect(await cloud.handle.db.selectFrom('shift_corrections').selectAll().execute()).toEqual([]);
   });
 });
