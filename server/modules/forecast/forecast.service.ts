@@ -26,9 +26,9 @@ export function createForecastService(deps: { db: Db; clock: Clock; tenants: Ten
     return { counts, firstDay: firstDay !== null && firstDay < asOf ? firstDay : null };
   }
 
-  /** Expected completed orders for each date (on or after today), as of today. */
-  async function expectedFor(tenantId: string, dates: string[]) {
-    const asOf = await today(tenantId);
+  /** Expected completed orders for each date (on or after today), as of today (or the given day). */
+  async function expectedFor(tenantId: string, dates: string[], asOfDay?: string) {
+    const asOf = asOfDay ?? (await today(tenantId));
     const h = await history(tenantId, asOf);
     const trend = trendAsOf(h, asOf);
     const weeks = weeksOfHistory(h, asOf);
@@ -54,7 +54,7 @@ export function createForecastService(deps: { db: Db; clock: Clock; tenants: Ten
     /** GET /forecast/orders: the next `days` days from today, how far to trust them, and the history to draw them against. */
     async forecast(tenantId: string, days: number): Promise<Forecast> {
       const first = await today(tenantId);
-      const f = await expectedFor(tenantId, dateRange(first, addDays(first, days - 1)));
+      const f = await expectedFor(tenantId, dateRange(first, addDays(first, days - 1)), first);
       const bt = f.backtest;
       return {
         data: f.days,

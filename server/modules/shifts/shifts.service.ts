@@ -354,7 +354,7 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
       const perEmployee = input?.orders_per_employee ?? DEFAULT_ORDERS_PER_EMPLOYEE;
       const minStaff = input?.min_staff ?? DEFAULT_MIN_STAFF;
       const [f, settings, jobs] = await Promise.all([
-        forecast.expectedFor(tenantId, dateRange(weekStart, addDays(weekStart, 6))),
+        forecast.expectedFor(tenantId, dateRange(weekStart, addDays(weekStart, 6)), today),
         tenants.cachedSettings(tenantId),
         service.jobWeights(tenantId, today),
       ]);
