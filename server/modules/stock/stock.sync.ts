@@ -136,9 +136,19 @@ class StockBatch implements BatchState {
     private readonly now: string,
   ) {}
 
+  private readonly loaded = new Set<string>();
+
   async assertRefs(trx: Tx, table: 'products' | 'locations', ids: string[], what: string): Promise<void> {
-    const todo = [...new Set(ids)].filter((id) => !this.refs.has(`${table}:${id}`));
+    let todo = [...new Set(ids)].filter((id) => !this.refs.has(`${table}:${id}`));
     if (todo.length === 0) return;
+    if (!this.loaded.has(table)) {
+      // Once per batch: every id of the tenant (a restaurant has hundreds of products, not millions).
+      this.loaded.add(table);
+      for (const { id } of await trx.selectFrom(table).select('id').where('tenant_id', '=', this.tenantId).execute()) this.refs.add(`${table}:${id}`);
+      todo = todo.filter((id) => !this.refs.has(`${table}:${id}`));
+      if (todo.length === 0) return;
+    }
+    // Not known at the batch's start: made by an earlier op of this batch, or not the tenant's.
     const found = await trx.selectFrom(table).select('id').where('tenant_id', '=', this.tenantId).where('id', 'in', todo).execute();
     if (found.length !== todo.length) throw new RejectOp(`${what} bestaat niet bij dit restaurant.`);
     for (const id of todo) this.refs.add(`${table}:${id}`);
