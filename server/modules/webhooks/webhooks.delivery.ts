@@ -70,7 +70,7 @@ export class DeliveryWorker {
     this.timers = opts.timers ?? realTimers;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.attemptMs = opts.attemptMs ?? ATTEMPT_TIMEOUT_MS;
-    this.batchSize = opts.batchSize ?? 20;
+    this.batchSize = opts.batchSize ?? 50;
     this.pollMs = opts.pollMs ?? 5_000;
   }
 
@@ -146,7 +146,8 @@ export class DeliveryWorker {
     const { db, dialect, clock } = this.opts;
     const now = clock.now();
     const token = newId();
-    const claimed = await webhooksRepository.claimDue(db, dialect, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString(), token, this.batchSize);
+    const claimedAt = Date.now();
+    const claimed = await webhooksRepository.claimDue(db, dialect, now.toISOString(), this.leaseMs, token, this.batchSize);
     if (claimed.length === 0) return 0;
     const hooks = new Map((await webhooksRepository.byIds(db, [...new Set(claimed.map((d) => d.webhook_id))])).map((w) => [w.id, w]));
     // Webhooks in parallel; one webhook's deliveries one after another, oldest first, so a receiver
@@ -156,24 +157,47 @@ export class DeliveryWorker {
     claimed.sort((a, b) => (a.next_attempt_at ?? '').localeCompare(b.next_attempt_at ?? '') || a.id.localeCompare(b.id));
     for (const d of claimed) byHook.set(d.webhook_id, [...(byHook.get(d.webhook_id) ?? []), d]);
     // Never send under a claim that may have run out: what cannot start in time goes back to the queue.
-    const startBy = now.getTime() + this.leaseMs - 2 * this.attemptMs;
+    // (Elapsed real time: the claim runs on the database's clock, whatever the injected clock says.)
+    const startBy = claimedAt + this.leaseMs - 2 * this.attemptMs;
+    // Accepted attempts are recorded together (one statement per status code), at the latest every
+    // 10 deliveries or half a second, so a busy queue costs one write per batch, not per delivery.
+    const accepted = new Map<number, string[]>();
+    let count = 0;
+    let flushedAt = Date.now();
+    const flush = async () => {
+      const at = clock.now().toISOString();
+      const groups = [...accepted];
+      accepted.clear();
+      count = 0;
+      flushedAt = Date.now();
+      for (const [code, ids] of groups) await webhooksRepository.finishDelivered(db, ids, token, at, code);
+    };
     await Promise.all(
       [...byHook].map(async ([hookId, rows]) => {
         for (const d of rows) {
-          if (clock.now().getTime() > startBy) await webhooksRepository.finish(db, d.id, token, {});
-          else await this.attempt(d, hooks.get(hookId), token);
+          if (Date.now() > startBy) {
+            await webhooksRepository.finish(db, d.id, token, {});
+            continue;
+          }
+          const ok = await this.attempt(d, hooks.get(hookId), token);
+          if (ok === null) continue;
+          accepted.set(ok, [...(accepted.get(ok) ?? []), d.id]);
+          count += 1;
+          if (count >= 10 || Date.now() - flushedAt > 500) await flush();
         }
       }),
     );
+    await flush();
     return claimed.length;
   }
 
-  private async attempt(d: DeliveryRow, hook: SubscriptionRow | undefined, token: string): Promise<void> {
+  /** One attempt; an accepted one is left to the caller to record (its status code), anything else is recorded here (null). */
+  private async attempt(d: DeliveryRow, hook: SubscriptionRow | undefined, token: string): Promise<number | null> {
     const { db, clock } = this.opts;
     if (!hook || hook.deleted_at) {
       const at = clock.now().toISOString();
       await webhooksRepository.finish(db, d.id, token, { status: 'failed', next_attempt_at: null, last_error: 'De webhook is verwijderd.', updated_at: at });
-      return;
+      return null;
     }
     let result: PostResult;
     try {
@@ -182,15 +206,16 @@ export class DeliveryWorker {
       this.opts.onError?.(err);
       result = { ok: false, status: null, error: 'Versturen mislukt.', final: false, ms: 0 };
     }
+    if (result.ok) return result.status ?? 200;
     const at = clock.now();
     const attempts = d.attempts + 1;
     const base = { attempts, last_attempt_at: at.toISOString(), last_status_code: result.status, last_error: result.error, updated_at: at.toISOString() };
-    const patch: Partial<DeliveryRow> = result.ok
-      ? { ...base, status: 'delivered', delivered_at: at.toISOString(), next_attempt_at: null }
-      : result.final || attempts >= MAX_ATTEMPTS
+    const patch: Partial<DeliveryRow> =
+      result.final || attempts >= MAX_ATTEMPTS
         ? { ...base, status: 'failed', next_attempt_at: null }
         : { ...base, status: 'pending', next_attempt_at: new Date(at.getTime() + RETRY_DELAYS_MS[attempts - 1]!).toISOString() };
     await webhooksRepository.finish(db, d.id, token, patch);
+    return null;
   }
 
   /** The next wake-up: the earliest due time (or lease end), at most `pollMs` away. */

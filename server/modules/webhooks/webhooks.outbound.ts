@@ -225,6 +225,8 @@ export async function postOnce(
             ...headers,
           },
           lookup: pinned(addresses[0]!),
+          // A fresh connection per attempt: a kept-alive one the receiver closes just as a request is
+          // written fails after the receiver may have handled it, and would be sent twice.
           agent: false,
           signal: controller.signal,
         },

@@ -6,6 +6,18 @@ import type { DeliveryStatus } from './webhooks.schemas.js';
 export type SubscriptionRow = WebhookSubscriptionsTable;
 export type DeliveryRow = WebhookDeliveriesTable;
 
+/**
+ * The database's own time as ISO-8601 text (the format of every timestamp column), optionally
+ * `plusMs` later. Claims are timed by the database, not by a node's clock: two nodes whose clocks
+ * disagree still agree on when a claim runs out.
+ */
+export function dbNow(dialect: Dialect, plusMs = 0) {
+  if (dialect === 'postgres') {
+    return sql<string>`to_char((clock_timestamp() + make_interval(secs => ${plusMs / 1000})) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  }
+  return sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`+${plusMs / 1000} seconds`})`;
+}
+
 /** The delivery queue's predicate, written as a literal like the partial index `webhook_deliveries_due` (so the planner can use it). */
 const PENDING = sql<boolean>`status = 'pending'`;
 
@@ -70,24 +82,24 @@ export const webhooksRepository = {
   },
 
   /**
-   * Claims up to `limit` due deliveries for this worker: marks them with its `token` until
-   * `leaseUntil`, in one statement. On PostgreSQL the candidates are locked with
+   * Claims up to `limit` due deliveries (due by the worker's clock, `now`) for this worker: marks
+   * them with its `token` for `leaseMs` of the database's time, in one statement. On PostgreSQL the candidates are locked with
    * `FOR UPDATE SKIP LOCKED`, so two nodes claiming at the same moment get disjoint rows; SQLite has
    * one writer. A claim whose lease ran out (a node that died while sending) is due again.
    */
-  claimDue: (db: Executor, dialect: Dialect, now: string, leaseUntil: string, token: string, limit: number) => {
+  claimDue: (db: Executor, dialect: Dialect, now: string, leaseMs: number, token: string, limit: number) => {
     const candidates = db
       .selectFrom('webhook_deliveries')
       .select('id')
       .where(PENDING)
       .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', dbNow(dialect))]))
       .orderBy('next_attempt_at')
       .orderBy('id')
       .limit(limit);
     return db
       .updateTable('webhook_deliveries')
-      .set({ lock_token: token, locked_until: leaseUntil })
+      .set({ lock_token: token, locked_until: dbNow(dialect, leaseMs) })
       .where('id', 'in', dialect === 'postgres' ? candidates.forUpdate().skipLocked() : candidates)
       .returningAll()
       .execute();
@@ -102,6 +114,32 @@ export const webhooksRepository = {
       .where('lock_token', '=', token)
       .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
+  },
+
+  /**
+   * Records several accepted attempts at once (one statement instead of one per delivery), for the
+   * rows this worker still holds. Returns how many were recorded.
+   */
+  finishDelivered: async (db: Executor, ids: string[], token: string, at: string, statusCode: number) => {
+    if (ids.length === 0) return 0;
+    const res = await db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'delivered',
+        attempts: sql<number>`attempts + 1`,
+        delivered_at: at,
+        last_attempt_at: at,
+        last_status_code: statusCode,
+        last_error: null,
+        next_attempt_at: null,
+        updated_at: at,
+        lock_token: null,
+        locked_until: null,
+      })
+      .where('id', 'in', ids)
+      .where('lock_token', '=', token)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
   },
 
   /** The earliest moment a pending delivery is due (claimed ones: when their lease ends), or null. */

@@ -26,7 +26,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
       await webhooks.worker.runDue();
     });
     app.addHook('onListen', async () => webhooks.worker.start());
-    app.addHook('onClose', async () => webhooks.worker.close());
+    app.addHook('onClose', async () => webhooks.close());
   }
 
   app.addHook('preHandler', app.requireAdmin);

@@ -214,6 +214,10 @@ export function createWebhooksService(deps: WebhooksDeps) {
     worker,
     /** One signed attempt of a delivery (what the worker calls; tests drive extra workers with it). */
     sendOnce: send,
+    /** Stops the worker (after the attempts in flight). */
+    async close(): Promise<void> {
+      await worker.close();
+    },
 
     /** Registers a webhook; the answer is the only place the secret is shown. */
     async create(tenantId: string, raw: CreateWebhookInput, createdBy: string | null): Promise<Webhook & { secret: string }> {

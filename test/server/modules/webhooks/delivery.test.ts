@@ -357,14 +357,21 @@ describe('webhook delivery (CONTRACT §12)', () => {
     await settle(s.t);
     // Another node claims the retry and dies before recording anything.
     s.t.clock.advance(1_000);
-    const now = s.t.clock.now();
-    const claimed = await webhooksRepository.claimDue(s.t.handle.db, s.t.handle.dialect, now.toISOString(), new Date(now.getTime() + 60_000).toISOString(), 'dead-node', 10);
+    const claimed = await webhooksRepository.claimDue(s.t.handle.db, s.t.handle.dialect, s.t.clock.now().toISOString(), 60_000, 'dead-node', 10);
     expect(claimed).toHaveLength(1);
+    // The claim runs on the database's clock: whatever this node's clock says, it holds for 60 s.
     await at(s, 0);
-    await at(s, 59_000);
+    await at(s, 600_000);
     expect(s.rx.requests).toHaveLength(1);
+    const lease = await s.t.handle.db.selectFrom('webhook_deliveries').select(['locked_until', 'lock_token']).where('id', '=', claimed[0]!.id).executeTakeFirstOrThrow();
+    expect(lease.lock_token).toBe('dead-node');
+    const left = new Date(lease.locked_until!).getTime() - Date.now();
+    expect(left).toBeGreaterThan(50_000);
+    expect(left).toBeLessThanOrEqual(60_000);
+    // A minute later (moved back here, rather than waited for) the claim has run out: sent again.
+    await s.t.handle.db.updateTable('webhook_deliveries').set({ locked_until: new Date(Date.now() - 1000).toISOString() }).where('id', '=', claimed[0]!.id).execute();
     s.rx.answer = 200;
-    await at(s, 1_000);
+    await at(s, 0);
     expect(s.rx.requests).toHaveLength(2);
     expect(s.rx.requests[1]!.headers['x-service-delivery']).toBe(claimed[0]!.id);
     expect((await deliveries(s, hook.id))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
