@@ -494,8 +494,11 @@ async function generateInsights(rt: Runtime, clock: ManualClock, cloud: CloudInf
  * (orders, their public rows, payments, refunds, order.paid) reaches the appliance at the catch-up.
  */
 async function generatePayments(server: Awaited<ReturnType<typeof startCloud>>['server'], info: CloudInfo, s: Scenario): Promise<CatchupResult['payments']> {
-  const login = await fetch(`${server.url}/api/v1/auth/admin-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', email: 'admin@bench.test', password: 'geheim-wachtwoord-1' }) });
-  const admin = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  // A fresh admin session per refund: the cloud's clock walks through the outage (web orders), so a session goes idle.
+  const adminCookie = async () => {
+    const login = await fetch(`${server.url}/api/v1/auth/admin-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', email: 'admin@bench.test', password: 'geheim-wachtwoord-1' }) });
+    return (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  };
   const out = { orders: 0, paid: 0, failed: 0, refunds: 0 };
   const n = Math.round(s.hours * publicPerHour);
   for (let i = 0; i < n; i++) {
@@ -517,7 +520,7 @@ async function generatePayments(server: Awaited<ReturnType<typeof startCloud>>['
     }
     out.paid += 1;
     if (out.paid % 10 === 0) {
-      const r = await fetch(`${server.url}/api/v1/payments/${body.payment_id}/refund`, { method: 'POST', headers: { cookie: admin, 'content-type': 'application/json' }, body: JSON.stringify({ amount_cents: 100 }) });
+      const r = await fetch(`${server.url}/api/v1/payments/${body.payment_id}/refund`, { method: 'POST', headers: { cookie: await adminCookie(), 'content-type': 'application/json' }, body: JSON.stringify({ amount_cents: 100 }) });
       if (r.status !== 201) throw new Error(`bench: refund ${r.status} ${await r.text()}`);
       out.refunds += 1;
     }
