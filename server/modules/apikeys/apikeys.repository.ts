@@ -4,6 +4,9 @@ import type { ApiKeysTable } from '../../db/database.js';
 export type ApiKeyRow = ApiKeysTable;
 
 export const apiKeysRepository = {
+  /** This appliance's database is bound to a cloud (it has synced with one): partner credentials are managed there. */
+  boundToCloud: async (db: Executor) => (await db.selectFrom('sync_state').select('id').limit(1).executeTakeFirst()) !== undefined,
+
   find: (db: Executor, tenantId: string, id: string) =>
     db.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { ChangeLog } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
-import { notFound } from '../../shared/errors.js';
+import { conflict, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { sha256 } from '../../shared/secrets.js';
 import { apiKeysRepository, type ApiKeyRow } from './apikeys.repository.js';
@@ -57,7 +57,10 @@ export function bearerKey(header: string | undefined): string | null {
   return m[1]!;
 }
 
-export function createApiKeysService(deps: { db: Db; changes: ChangeLog; clock: Clock }) {
+/** Where partner credentials and webhooks are made once an appliance syncs with a cloud (a SYNC_KEY is trusted like staff, not like an admin: SECURITY.md). */
+export const MANAGED_IN_CLOUD = 'Dit apparaat is met de cloud verbonden: API-sleutels en webhooks maak en wijzig je in de cloud. Intrekken en verwijderen kan hier ook.';
+
+export function createApiKeysService(deps: { db: Db; changes: ChangeLog; clock: Clock; role?: 'local' | 'cloud' }) {
   const { db, changes, clock } = deps;
   /** When this node last wrote `api_key_usage` for a key (ms), so a busy key costs one write a minute. */
   const touched = new Map<string, number>();
@@ -66,6 +69,7 @@ export function createApiKeysService(deps: { db: Db; changes: ChangeLog; clock: 
     /** Creates a key; the answer is the only place the key itself ever appears. */
     async create(tenantId: string, raw: CreateApiKeyInput, createdBy: string | null): Promise<ApiKey & { key: string }> {
       const input = CreateApiKeyBody.parse(raw);
+      if (deps.role === 'local' && (await apiKeysRepository.boundToCloud(db))) throw conflict(MANAGED_IN_CLOUD);
       const key = newApiKey();
       return changes.write(tenantId, async (w) => {
         const row: ApiKeyRow = {

@@ -7,7 +7,7 @@ import { toApiKeyRecord } from './apikeys.service.js';
 const KINDS = new Set(['api_key.created', 'api_key.revoked', 'api_key.updated']);
 
 /**
- * API keys replicate (docs/partners.md, "Where keys and webhooks live"): a partner uses one key
+ * API keys replicate down (docs/partners.md, "Where keys and webhooks live"): a partner uses one key
  * against whichever node it reaches (an online platform the cloud, a printer bridge on the
  * restaurant's network the appliance, also during an outage), so every node must know every key and
  * every revocation. Only the sha256 of the key travels. Last writer wins on the row (cloud apply
@@ -15,6 +15,12 @@ const KINDS = new Set(['api_key.created', 'api_key.revoked', 'api_key.updated'])
  * had not heard of it yet does not bring it back. Two revocations keep the one the cloud saw first.
  * `last_used_at` lives in the local-only `api_key_usage` (per node).
  */
+/** The op only revokes a key the cloud knows: everything but `revoked_at` (and its time stamp) as stored. */
+function isRevocationOnly(current: ApiKeysTable | undefined, p: ApiKeyRecord): boolean {
+  if (!current || p.revoked_at === null) return false;
+  return p.name === current.name && p.key_hash === current.key_hash && p.key_prefix === current.key_prefix && JSON.stringify(p.scopes) === current.scopes;
+}
+
 export const apiKeysSync: EntityDescriptor[] = [
   {
     entity: 'api_key',
@@ -26,6 +32,13 @@ export const apiKeysSync: EntityDescriptor[] = [
       if (p.id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor de API-sleutel.');
       const current = await trx.selectFrom('api_keys').selectAll().where('id', '=', p.id).executeTakeFirst();
       if (current && current.tenant_id !== change.tenant_id) throw new RejectOp('Deze API-sleutel hoort bij een ander restaurant.');
+      // A SYNC_KEY is trusted like the restaurant's staff, not its admin (issue 17, SECURITY.md): a
+      // device may only revoke a key the cloud knows (that only ever takes access away); making or
+      // changing partner credentials is an admin's act in the cloud.
+      const fromDevice = ctx.side === 'cloud' && ctx.mode === 'merge';
+      if (fromDevice && !isRevocationOnly(current, p)) {
+        throw new RejectOp('Een API-sleutel wordt alleen in de cloud aangemaakt of gewijzigd; een apparaat mag een sleutel alleen intrekken.');
+      }
       const holder = await trx.selectFrom('api_keys').select('id').where('key_hash', '=', p.key_hash).where('id', '!=', p.id).executeTakeFirst();
       if (holder) throw new RejectOp('Deze API-sleutel bestaat al.');
       if (!current) await assertTenantRef(trx, 'users', p.created_by, change.tenant_id, 'De maker van de API-sleutel');

@@ -9,6 +9,7 @@ import { newId } from '../../shared/ids.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { DeliveryWorker, type Timers } from './webhooks.delivery.js';
 import { eventOf } from './webhooks.events.js';
+import { MANAGED_IN_CLOUD } from '../apikeys/apikeys.service.js';
 import { AddressNotFound, AddressRefused, postOnce, resolveChecked, signature, systemResolver, type Resolver } from './webhooks.outbound.js';
 import { webhooksRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
 import {
@@ -102,6 +103,10 @@ export function createWebhooksService(deps: WebhooksDeps) {
   const net: { resolve: Resolver; timeoutMs: number; allowPrivate: boolean } = { resolve: systemResolver, timeoutMs: ATTEMPT_TIMEOUT_MS, allowPrivate: mayReachPrivate(config) };
   /** This appliance is bound to a cloud (once true, for good). */
   let bound = false;
+  /** An appliance that syncs with a cloud leaves registering webhooks and their secrets to the cloud (SECURITY.md). */
+  const refuseOnBoundAppliance = async () => {
+    if (config.role === 'local' && (config.cloudUrl || bound || (bound = await webhooksRepository.boundToCloud(db)))) throw conflict(MANAGED_IN_CLOUD);
+  };
   /** Tenant slugs for event bodies (a slug does not change). */
   const slugs = new Map<string, string>();
 
@@ -222,6 +227,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     /** Registers a webhook; the answer is the only place the secret is shown. */
     async create(tenantId: string, raw: CreateWebhookInput, createdBy: string | null): Promise<Webhook & { secret: string }> {
       const input = CreateWebhookBody.parse(raw);
+      await refuseOnBoundAppliance();
       await checkUrl(input.url);
       return changes.write(tenantId, async (w) => {
         if ((await webhooksRepository.countLive(w.trx, tenantId)) >= MAX_WEBHOOKS) {
@@ -265,6 +271,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
     /** A new secret, shown once; every attempt from now on (retries of older deliveries too) is signed with it. */
     async rotateSecret(tenantId: string, id: string): Promise<Webhook & { secret: string }> {
+      await refuseOnBoundAppliance();
       return changes.write(tenantId, async (w) => {
         const row = await liveWebhook(w.trx, tenantId, id);
         const next: SubscriptionRow = { ...row, secret: newWebhookSecret(), updated_at: w.now };

@@ -27,15 +27,23 @@ export const webhooksSync: EntityDescriptor[] = [
       if (p.id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor de webhook.');
       const current = await trx.selectFrom('webhook_subscriptions').selectAll().where('id', '=', p.id).executeTakeFirst();
       if (current && current.tenant_id !== change.tenant_id) throw new RejectOp('Deze webhook hoort bij een ander restaurant.');
+      // A SYNC_KEY is trusted like the restaurant's staff, not its admin (issue 17, SECURITY.md): a
+      // device may only delete a webhook the cloud knows; registering one (an address that would
+      // receive the restaurant's events) or changing its secret is an admin's act in the cloud.
+      const fromDevice = ctx.side === 'cloud' && ctx.mode === 'merge';
+      if (fromDevice && !(current && p.deleted_at !== null)) {
+        throw new RejectOp('Een webhook wordt alleen in de cloud aangemaakt of gewijzigd; een apparaat mag een webhook alleen verwijderen.');
+      }
       if (!current) await assertTenantRef(trx, 'users', p.created_by, change.tenant_id, 'De maker van de webhook');
       const deleted_at = ctx.mode === 'adopt' ? (p.deleted_at ?? current?.deleted_at ?? null) : (current?.deleted_at ?? p.deleted_at);
       const row: WebhookSubscriptionsTable = {
         id: p.id,
         tenant_id: change.tenant_id,
-        url: p.url,
-        events: JSON.stringify(p.events),
-        secret: p.secret,
-        description: p.description,
+        // From a device only the deletion counts: address, events and secret stay the cloud's.
+        url: fromDevice ? current!.url : p.url,
+        events: fromDevice ? current!.events : JSON.stringify(p.events),
+        secret: fromDevice ? current!.secret : p.secret,
+        description: fromDevice ? current!.description : p.description,
         created_by: current ? current.created_by : p.created_by,
         created_at: current ? current.created_at : p.created_at,
         updated_at: current && current.updated_at > p.updated_at ? current.updated_at : p.updated_at,

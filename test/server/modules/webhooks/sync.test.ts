@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../../../helpers/app.js';
 import { seedMenu } from '../../../helpers/factories.js';
 import { FakeTransport, replicatedState, twoNodes as harnessNodes } from '../../../sync/harness.js';
 import { settle, startReceiver, verifies } from './receiver.js';
+import { MANAGED_IN_CLOUD } from '../../../../server/modules/apikeys/apikeys.service.js';
 
 /**
  * One sender per event (docs/partners.md): the cloud sends the events born anywhere, an appliance
@@ -136,21 +137,24 @@ describe('webhooks across sync: one sender per event', () => {
     expect((await n.appliance.services.orders.get(n.tenant.id, order.id)).status).toBe('cancelled');
   });
 
-  it('a webhook registered on the appliance while offline reaches the cloud, which sends to it; deleting it on the appliance stops the cloud', async () => {
+  it('an appliance that syncs with a cloud registers no webhooks (a SYNC_KEY is not an admin: 409, and a pushed one is rejected); deleting a cloud webhook on the appliance stops the cloud', async () => {
     const n = await twoNodes();
     const rx = await startReceiver();
     n.transport.offline = true;
-    const hook = await n.appliance.services.webhooks.create(n.tenant.id, { url: rx.url, events: ['order.created'], description: 'Bonprinter' }, null);
+    await expect(n.appliance.services.webhooks.create(n.tenant.id, { url: rx.url, events: ['order.created'], description: 'Bonprinter' }, null)).rejects.toMatchObject({ code: 'CONFLICT', message: MANAGED_IN_CLOUD });
     n.transport.offline = false;
+    // Registered in the cloud (by an admin), it reaches the appliance and the cloud sends to it.
+    n.cloud.services.webhooks.net.allowPrivate = true;
+    const hook = await n.cloud.services.webhooks.create(n.tenant.id, { url: rx.url, events: ['order.created'], description: 'Bonprinter' }, null);
     await n.sync();
-    const cloudHooks = await n.cloud.services.webhooks.list(n.tenant.id);
-    expect(cloudHooks).toEqual([await n.appliance.services.webhooks.get(n.tenant.id, hook.id)]);
+    expect(await n.appliance.services.webhooks.list(n.tenant.id)).toEqual(await n.cloud.services.webhooks.list(n.tenant.id));
     const actor = { tenantId: n.tenant.id, userId: null, via: 'pos' as const };
     await n.appliance.services.orders.create(actor, { items: [{ product_id: n.menu.cola.id, quantity: 2 }] });
     await n.sync();
-    expect(rx.requests).toHaveLength(1);
+    await expect.poll(() => rx.requests.length, { timeout: 5000 }).toBe(1);
     expect(verifies(hook.secret, rx.requests[0]!.raw, rx.requests[0]!.headers['x-service-signature'])).toBe(true);
 
+    // Deleting only takes access away: a device may do that.
     await n.appliance.services.webhooks.remove(n.tenant.id, hook.id);
     await n.sync();
     expect(await n.cloud.services.webhooks.list(n.tenant.id)).toEqual([]);
@@ -159,13 +163,45 @@ describe('webhooks across sync: one sender per event', () => {
     expect(rx.requests).toHaveLength(1);
   });
 
+  it('a device pushing a webhook, a new secret or an API key is rejected in the cloud and nothing is stored; a revocation is applied', async () => {
+    const n = await twoNodes();
+    const { webhooksSync } = await import('../../../../server/modules/webhooks/webhooks.sync.js');
+    const { apiKeysSync } = await import('../../../../server/modules/apikeys/apikeys.sync.js');
+    const now = n.clock.now().toISOString();
+    const ctx = { side: 'cloud' as const, mode: 'merge' as const, tenantId: n.tenant.id, now };
+    const op = (entity: string, entity_id: string, kind: string, payload: unknown) => ({ op_id: '0190a0a0-0000-7000-8000-0000000000aa', tenant_id: n.tenant.id, origin: 'd', entity, entity_id, kind, created_at: now, payload });
+    const hookId = '0190a0a0-0000-7000-8000-0000000000b1';
+    const planted = { id: hookId, url: 'https://attacker.example/steal', events: ['order.created'], secret: `whsec_${'a'.repeat(64)}`, description: null, created_by: null, created_at: now, updated_at: now, deleted_at: null };
+    const keyId = '0190a0a0-0000-7000-8000-0000000000c1';
+    const mintedKey = { id: keyId, name: 'Achterdeur', key_hash: 'b'.repeat(64), key_prefix: 'svc_bbbbbbbb', scopes: ['admin'], created_by: null, created_at: now, updated_at: now, revoked_at: null };
+    await n.cloud.handle.db.transaction().execute(async (trx) => {
+      await expect(webhooksSync[0]!.apply(trx, op('webhook', hookId, 'webhook.created', planted), ctx)).rejects.toThrow(/alleen in de cloud/);
+      await expect(apiKeysSync[0]!.apply(trx, op('api_key', keyId, 'api_key.created', mintedKey), ctx)).rejects.toThrow(/alleen in de cloud/);
+    });
+    expect(await n.cloud.handle.db.selectFrom('webhook_subscriptions').select('id').execute()).toEqual([]);
+    expect(await n.cloud.handle.db.selectFrom('api_keys').select('id').execute()).toEqual([]);
+    // A key the cloud made: the device may revoke it, not widen it.
+    const made = await n.cloud.services.apiKeys.create(n.tenant.id, { name: 'Bonprinter', scopes: ['read'] }, null);
+    const row = await n.cloud.handle.db.selectFrom('api_keys').selectAll().where('id', '=', made.id).executeTakeFirstOrThrow();
+    const record = { id: row.id, name: row.name, key_hash: row.key_hash, key_prefix: row.key_prefix, scopes: JSON.parse(row.scopes), created_by: row.created_by, created_at: row.created_at, updated_at: now, revoked_at: null };
+    await n.cloud.handle.db.transaction().execute(async (trx) => {
+      await expect(apiKeysSync[0]!.apply(trx, op('api_key', made.id, 'api_key.updated', { ...record, scopes: ['admin'] }), ctx)).rejects.toThrow(/alleen in de cloud/);
+      await apiKeysSync[0]!.apply(trx, op('api_key', made.id, 'api_key.revoked', { ...record, revoked_at: now }), ctx);
+    });
+    const after = await n.cloud.handle.db.selectFrom('api_keys').selectAll().where('id', '=', made.id).executeTakeFirstOrThrow();
+    expect([after.scopes, after.revoked_at]).toEqual([JSON.stringify(['read']), now]);
+  });
+
   it('an appliance bound to a cloud but started without CLOUD_URL still sends nothing: the cloud does', async () => {
     const { cloud, tenant, appliance } = await harnessNodes();
     const menu = await seedMenu(cloud, tenant.id);
     await appliance.engine.syncOnce();
     const rx = await startReceiver();
     expect(appliance.config.cloudUrl).toBeUndefined();
-    await appliance.services.webhooks.create(tenant.id, { url: rx.url, events: ['order.created'] }, null);
+    await expect(appliance.services.webhooks.create(tenant.id, { url: rx.url, events: ['order.created'] }, null)).rejects.toMatchObject({ code: 'CONFLICT' });
+    cloud.services.webhooks.net.allowPrivate = true; // the test's receiver listens on 127.0.0.1
+    await cloud.services.webhooks.create(tenant.id, { url: rx.url, events: ['order.created'] }, null);
+    await appliance.engine.syncOnce();
     const actor = { tenantId: tenant.id, userId: null, via: 'pos' as const };
     await appliance.services.orders.create(actor, { items: [{ product_id: menu.friet.id, quantity: 1 }] });
     await settle(appliance);
@@ -173,27 +209,27 @@ describe('webhooks across sync: one sender per event', () => {
     expect(await deliveriesOn(appliance)).toEqual([]);
     await appliance.engine.syncOnce();
     await settle(cloud);
-    // The cloud queued it (and, without WEBHOOK_ALLOW_PRIVATE, refused the loopback address at send time).
-    expect((await deliveriesOn(cloud)).map((d) => [d.event_type, d.status])).toEqual([['order.created', 'failed']]);
-    expect(rx.requests).toHaveLength(0);
+    // The cloud sends it, once.
+    expect((await deliveriesOn(cloud)).map((d) => d.event_type)).toEqual(['order.created']);
+    await expect.poll(() => rx.requests.length, { timeout: 5000 }).toBe(1);
   });
 
-  it('a secret rotated on both sides of an outage ends the same everywhere; deletion is sticky', async () => {
+  it('a secret is rotated in the cloud only (the appliance refuses: 409); a deletion on the appliance is sticky against a later rotation', async () => {
     const n = await twoNodes();
     const hook = await n.cloud.services.webhooks.create(n.tenant.id, { url: 'https://hooks.partner.example/h', events: ['order.paid'] }, null);
     await n.sync();
     n.transport.offline = true;
-    await n.cloud.services.webhooks.rotateSecret(n.tenant.id, hook.id);
-    n.clock.advance(1000);
-    const local = await n.appliance.services.webhooks.rotateSecret(n.tenant.id, hook.id);
+    const rotated = await n.cloud.services.webhooks.rotateSecret(n.tenant.id, hook.id);
+    await expect(n.appliance.services.webhooks.rotateSecret(n.tenant.id, hook.id)).rejects.toMatchObject({ code: 'CONFLICT', message: MANAGED_IN_CLOUD });
     n.transport.offline = false;
     await n.sync();
     const secretOf = async (rt: Runtime | TestApp) => (await rt.handle.db.selectFrom('webhook_subscriptions').select('secret').where('id', '=', hook.id).executeTakeFirstOrThrow()).secret;
-    expect(await secretOf(n.cloud)).toBe(local.secret); // the rotation the cloud applied last
-    expect(await secretOf(n.appliance)).toBe(local.secret);
+    expect(await secretOf(n.cloud)).toBe(rotated.secret);
+    expect(await secretOf(n.appliance)).toBe(rotated.secret);
 
     n.transport.offline = true;
     await n.appliance.services.webhooks.remove(n.tenant.id, hook.id);
+    n.clock.advance(1000);
     await n.cloud.services.webhooks.rotateSecret(n.tenant.id, hook.id);
     n.transport.offline = false;
     await n.sync();
@@ -228,11 +264,12 @@ describe('API keys across sync', () => {
     expect(await n.appliance.handle.db.selectFrom('api_key_usage').select('key_id').execute()).toEqual([{ key_id: made.id }]);
   });
 
-  it('a key made on the appliance while offline reaches the cloud; a pushed key with a tampered payload is rejected', async () => {
+  it('an appliance that syncs with a cloud makes no keys (409: keys are made in the cloud); a pushed key with a tampered payload is rejected', async () => {
     const n = await twoNodes();
     n.transport.offline = true;
-    const made = await n.appliance.services.apiKeys.create(n.tenant.id, { name: 'Kassa', scopes: ['write'] }, null);
+    await expect(n.appliance.services.apiKeys.create(n.tenant.id, { name: 'Kassa', scopes: ['write'] }, null)).rejects.toMatchObject({ code: 'CONFLICT', message: MANAGED_IN_CLOUD });
     n.transport.offline = false;
+    const made = await n.cloud.services.apiKeys.create(n.tenant.id, { name: 'Kassa', scopes: ['write'] }, null);
     await n.sync();
     const res = await n.cloud.app.inject({ method: 'POST', url: `/api/v1/external/orders/0190a0a0-0000-7000-8000-000000000000/status`, headers: { authorization: `Bearer ${made.key}` }, payload: { status: 'accepted' } });
     expect(res.statusCode).toBe(404); // authenticated with write scope; the order does not exist
