@@ -66,8 +66,13 @@ export function startServer(kind: ServerKind, opts: { execArgv?: string[]; env?:
   });
 }
 
-/** Child side: report readiness, then shut down on 'stop', on losing the parent, or after `maxMs`. */
-export function serveUntilStopped(ready: Omit<Ready, 'type'>, close: () => Promise<void>, maxMs = 15 * 60_000): void {
+/**
+ * Child side: report readiness, then shut down on 'stop', on losing the parent, or after `maxMs`
+ * (BENCH_CHILD_MAX_MINUTES, default 45: a 7-day catch-up with every area's rows, generated on a
+ * loaded 2-core machine, took longer than the former 15 minutes, and the cloud child then left
+ * silently in the middle of the run). It says so on stderr when its time box ends it.
+ */
+export function serveUntilStopped(ready: Omit<Ready, 'type'>, close: () => Promise<void>, maxMs = Number(process.env.BENCH_CHILD_MAX_MINUTES ?? 45) * 60_000): void {
   let closing = false;
   const shutdown = async (code: number) => {
     if (closing) return;
@@ -82,6 +87,9 @@ export function serveUntilStopped(ready: Omit<Ready, 'type'>, close: () => Promi
     if (m?.type === 'stop') void shutdown(0);
   });
   process.on('disconnect', () => void shutdown(0));
-  setTimeout(() => void shutdown(2), maxMs).unref();
+  setTimeout(() => {
+    console.error(`bench child: time box of ${Math.round(maxMs / 60_000)} minutes reached, stopping`);
+    void shutdown(2);
+  }, maxMs).unref();
   process.send!({ type: 'ready', ...ready } satisfies Ready);
 }
