@@ -209,9 +209,11 @@ describe('webhook addresses: SSRF rules (issue 16 item 5)', () => {
       expect((await create(appliance.t, appliance.admin, { url, events: ['order.created'] })).statusCode, url).toBe(201);
     }
 
-    // An appliance with a cloud: the cloud will send, so the cloud's rule applies when registering.
+    // An appliance with a cloud registers none: the cloud sends, and registering is an admin's act there.
     const bound = await setup({ env: { CLOUD_URL: 'https://cloud.example', SYNC_KEY: 'k'.repeat(32) } });
-    expect((await create(bound.t, bound.admin, { url: 'http://192.168.1.50:9100/bon', events: ['order.created'] })).statusCode).toBe(400);
+    const refused = await create(bound.t, bound.admin, { url: 'http://192.168.1.50:9100/bon', events: ['order.created'] });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'CONFLICT', error: expect.stringMatching(/in de cloud/) });
   });
 
   it('at send time the cloud checks the resolved address again: a name that now points inside is not contacted (DNS rebinding)', async () => {
