@@ -176,11 +176,13 @@ describe(`sync trust boundary (issue 17, ${lane})`, () => {
     const hundred = Array.from({ length: 100 }, () => op('tenant', tenant.id, 'settings.updated', { fields: { max_party_size: 9 } }));
     const refused = await push(cloud, transport.key, hundred);
     expect(refused.statusCode).toBe(429);
-    // 100 ops at 20,000 an hour: 18 seconds.
-    expect(refused.json()).toEqual({ code: 'RATE_LIMITED', error: 'Dit apparaat heeft zijn synchronisatiebudget opgebruikt; de wijzigingen volgen over 18 seconden vanzelf.' });
-    expect(refused.headers['retry-after']).toBe('18');
+    // 100 ops at DEVICE_BUDGET.opsPerHour (100,000 an hour): 3.6 s, said as 4 seconds.
+    const wait = Math.ceil((100 / DEVICE_BUDGET.opsPerHour) * 3600);
+    expect(wait).toBe(4);
+    expect(refused.json()).toEqual({ code: 'RATE_LIMITED', error: `Dit apparaat heeft zijn synchronisatiebudget opgebruikt; de wijzigingen volgen over ${wait} seconden vanzelf.` });
+    expect(refused.headers['retry-after']).toBe(String(wait));
     expect((await cloud.services.tenants.getSettings(tenant.id)).max_party_size).not.toBe(9);
-    cloud.clock.advance(19_000);
+    cloud.clock.advance((wait + 1) * 1000);
     expect((await pushOk(cloud, transport.key, hundred)).every((r) => r.status === 'applied')).toBe(true);
     expect((await cloud.services.tenants.getSettings(tenant.id)).max_party_size).toBe(9);
     // The bytes count too.
