@@ -332,7 +332,7 @@ async function compareFloor(rt: Runtime, info: CloudInfo): Promise<string[]> {
   try {
     for (const [table, cols] of [['bills', 'id, status, close_reason'], ['bill_rounds', 'id, bill_id, order_id'], ['bill_payments', 'id, bill_id, amount_cents, tip_cents'], ['reservations', 'id, table_id, status, starts_at'], ['floor_tables', 'id, name, seats']] as const) {
       const local = (await sql.raw<Record<string, unknown>>(`select ${cols} from ${table} where tenant_id = '${info.tenantId}' order by id`).execute(db)).rows;
-      const remote = (await client.query(`select ${cols} from ${table} where tenant_id = $1 order by id`, [info.tenantId])).rows;
+      const remote = (await client.query(`select ${cols} from ${table} where tenant_id = $1 order by id collate "C"`, [info.tenantId])).rows;
       if (JSON.stringify(local.map((r) => Object.values(r).map(String))) !== JSON.stringify(remote.map((r) => Object.values(r).map(String)))) problems.push(`floor: ${table} differ (appliance ${local.length}, cloud ${remote.length} rows)`);
     }
   } finally {
