@@ -113,6 +113,42 @@ export const floorRepository = {
     db.selectFrom('bill_rounds').selectAll().where('tenant_id', '=', tenantId).where('order_id', '=', orderId).executeTakeFirst(),
   paymentsOf: (db: Executor, billIds: string[]) =>
     billIds.length === 0 ? Promise.resolve([] as PaymentRow[]) : db.selectFrom('bill_payments').selectAll().where('bill_id', 'in', billIds).orderBy('created_at').orderBy('id').execute(),
+  /**
+   * Every restaurant's orders that are neither paid nor cancelled on a round of a bill closed as
+   * paid, or merged into another: the candidates of the paid-bill repair (by restaurant and bill).
+   */
+  unpaidOrdersOnClosedBills: (db: Executor) =>
+    db
+      .selectFrom('bill_rounds')
+      .innerJoin('orders', (j) => j.onRef('orders.id', '=', 'bill_rounds.order_id').onRef('orders.tenant_id', '=', 'bill_rounds.tenant_id'))
+      .innerJoin('bills', (j) => j.onRef('bills.id', '=', 'bill_rounds.bill_id').onRef('bills.tenant_id', '=', 'bill_rounds.tenant_id'))
+      .select(['bill_rounds.tenant_id', 'bill_rounds.bill_id'])
+      .where('orders.payment_status', '=', 'open')
+      .where('orders.status', '!=', 'cancelled')
+      // Closed as paid, or merged into a bill that may be (its root decides); staff-closed and empty bills never qualify.
+      .where((eb) => eb.or([eb.and([eb('bills.status', '=', 'closed'), eb('bills.close_reason', '=', 'paid')]), eb('bills.status', '=', 'merged')]))
+      .distinct()
+      .execute(),
+  /**
+   * Of these bills, those closed on the node with this origin: its own `bill.closed` in the change
+   * log (a change replicated through sync keeps the origin of the node that made it).
+   */
+  billsClosedBy: async (db: Executor, tenantId: string, origin: string, billIds: string[]): Promise<string[]> => {
+    const out = new Set<string>();
+    for (let i = 0; i < billIds.length; i += 500) {
+      const rows = await db
+        .selectFrom('change_log')
+        .select('entity_id')
+        .where('tenant_id', '=', tenantId)
+        .where('entity', '=', 'bill')
+        .where('kind', '=', 'bill.closed')
+        .where('origin', '=', origin)
+        .where('entity_id', 'in', billIds.slice(i, i + 500))
+        .execute();
+      for (const r of rows) out.add(r.entity_id);
+    }
+    return [...out];
+  },
   findPayment: (db: Executor, id: string) => db.selectFrom('bill_payments').selectAll().where('id', '=', id).executeTakeFirst(),
   insertRound: (db: Executor, row: RoundRow) => db.insertInto('bill_rounds').values(row).onConflict((oc) => oc.column('id').doNothing()).execute(),
   insertPayment: (db: Executor, row: PaymentRow) => db.insertInto('bill_payments').values(row).onConflict((oc) => oc.column('id').doNothing()).execute(),

@@ -55,6 +55,14 @@ export interface BillPaymentRequest {
   payment_id?: string | null;
   source?: 'pay_at_table' | 'staff';
   userId?: string | null;
+  /**
+   * When this payment closes the bill, its unpaid orders are marked paid in the same transaction
+   * (orders.markPaidIn) by `userId` through this channel (default: `pos` for staff, `web` for
+   * pay-at-table) ...
+   */
+  via?: Actor['via'];
+  /** ... with this payment info on their `order.paid` (default `{ provider: 'tafel' }`). */
+  order_payment?: PaymentInfo;
 }
 
 export interface BillPaymentResult {
@@ -69,8 +77,11 @@ export interface BillPaymentResult {
   closed: boolean;
   /** The payment id was recorded before: nothing changed. */
   duplicate: boolean;
-  /** The bill's orders that are not cancelled and not marked paid yet (mark them paid after commit). */
-  unpaid_order_ids: string[];
+  /**
+   * The bill's orders this payment marked paid, in the caller's transaction, because it closed the
+   * bill (orders.markPaidIn: `order.paid` and the orders' `paid` hooks); empty when it did not close it.
+   */
+  paid_order_ids: string[];
 }
 
 export interface TableBill {
@@ -149,6 +160,8 @@ export function createFloorService(deps: {
 }) {
   const { db, changes, clock, orders } = deps;
   let reservations: ReservationsLookup | null = null;
+  /** Whether this process ran repairPaidBills already (refreshStatuses runs it once). */
+  let repairDone = false;
 
   // ── bills: arithmetic over a bill and the bills merged into it ──
 
@@ -240,7 +253,47 @@ export function createFloorService(deps: {
     }
   }
 
-  async function close(w: Writer, bill: BillRow, reason: 'paid' | 'staff' | 'empty', userId: string | null): Promise<BillRow> {
+  /** How a bill closed as paid marks its orders paid: by whom, through which channel, with what payment info. */
+  interface PaidAs {
+    actor: Actor;
+    payment: PaymentInfo;
+  }
+  /** Bills paid in full by the floor itself (a cancellation or a counter payment settling the rest, the minute job). */
+  const TABLE_PAYMENT: PaymentInfo = { provider: 'tafel' };
+
+  /**
+   * Marks every order of a (root) bill's family that is not cancelled and not paid yet paid, inside
+   * `w` (orders.markPaidIn: `order.paid` once per order and the orders' `paid` hooks, e.g. loyalty).
+   * Call it only after the bill is closed: the floor's own `paid` hook then sees a closed bill and
+   * records no payment of its own. Returns the ids it marked.
+   */
+  async function markOrdersPaid(w: Writer, root: BillRow, as: PaidAs): Promise<string[]> {
+    const fam = await familyOf(w.trx, root.tenant_id, root);
+    const ids = fam.orders.filter((o) => o.status !== 'cancelled' && o.payment_status !== 'paid').map((o) => o.id);
+    const marked: string[] = [];
+    for (const id of ids) {
+      try {
+        if ((await orders.markPaidIn(w, as.actor, id, as.payment)).changed) marked.push(id);
+      } catch (err) {
+        // Read in this same transaction under the restaurant's write lock, the order exists and is not
+        // cancelled: a CONFLICT or NOT_FOUND here comes from a `paid` hook. It must fail the whole
+        // write, never pass for a refusal of the payment, which a caller (payments.settle) records as
+        // a note and commits: that would commit a closed bill with some of its orders unpaid.
+        if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'NOT_FOUND')) {
+          throw new Error(`floor: order ${id} of bill ${root.id} could not be marked paid: ${err.code} ${err.message}`, { cause: err });
+        }
+        throw err;
+      }
+    }
+    return marked;
+  }
+
+  /**
+   * Closes a (root) bill on this node. Closed as `paid`, its unpaid, non-cancelled orders are marked
+   * paid in the same transaction (`paidAs`), so a closed, paid bill never has unpaid orders behind
+   * it; closed by staff (`staff`, the rest is on the house) or `empty`, the orders are left as they are.
+   */
+  async function close(w: Writer, bill: BillRow, reason: 'paid' | 'staff' | 'empty', userId: string | null, paidAs?: PaidAs): Promise<{ row: BillRow; paidOrderIds: string[] }> {
     const row: BillRow = { ...bill, status: 'closed', closed_at: w.now, close_reason: reason, closed_by: userId, updated_at: w.now };
     await repo.updateBill(w.trx, row);
     await w.record(billChange(row.id, 'bill.closed', { bill: strip(row) }));
@@ -251,11 +304,13 @@ export function createFloorService(deps: {
       await repo.updateTable(w.trx, next);
       await w.record(tableChange(next, 'table.updated', { status_override: null, override_at: null }));
     }
-    return row;
+    const paidOrderIds = reason === 'paid' ? await markOrdersPaid(w, row, paidAs ?? { actor: { tenantId: bill.tenant_id, userId, via: 'pos' }, payment: TABLE_PAYMENT }) : [];
+    return { row, paidOrderIds };
   }
 
   /** Closes the bill of this order's round when it is paid in full or has nothing left (every order cancelled). */
-  async function settleBillOf(w: Writer, tenantId: string, orderId: string, userId: string | null): Promise<void> {
+  async function settleBillOf(w: Writer, actor: Actor, orderId: string): Promise<void> {
+    const tenantId = actor.tenantId;
     const round = await repo.roundOfOrder(w.trx, tenantId, orderId);
     if (!round) return;
     const bill = await repo.findBill(w.trx, tenantId, round.bill_id);
@@ -264,7 +319,8 @@ export function createFloorService(deps: {
     if (root.status !== 'open') return;
     const fam = await familyOf(w.trx, tenantId, root);
     const reason = settledReason(fam.figures, fam.orders);
-    if (reason) await close(w, root, reason, userId);
+    // Paid in full by a cancellation or a counter payment: the other orders were paid by the bill's earlier payments.
+    if (reason) await close(w, root, reason, actor.userId, { actor, payment: TABLE_PAYMENT });
   }
 
   async function loadTable(exec: Executor, tenantId: string, id: string): Promise<TableRow> {
@@ -553,7 +609,7 @@ export function createFloorService(deps: {
     /** `statusChanged`: a cancelled round may leave the bill paid in full or empty; the table's status may change. */
     async orderStatusChanged(w: Writer, actor: Actor, order: Order): Promise<void> {
       if (!order.table_id) return;
-      if (order.status === 'cancelled') await settleBillOf(w, actor.tenantId, order.id, actor.userId);
+      if (order.status === 'cancelled') await settleBillOf(w, actor, order.id);
       await refresh(w, actor.tenantId, [order.table_id]);
     },
 
@@ -578,7 +634,7 @@ export function createFloorService(deps: {
             await repo.insertPayment(w.trx, payment);
             await w.record(billChange(root.id, 'bill.payment_recorded', { payment: strip(payment) }));
           }
-          await settleBillOf(w, tenantId, order.id, actor.userId);
+          await settleBillOf(w, actor, order.id);
         }
       }
       await refresh(w, tenantId, [order.table_id]);
@@ -622,9 +678,11 @@ export function createFloorService(deps: {
      * Records a payment against a bill inside the caller's transaction/change-log writer `w`
      * (pay-at-table's callback handler, issue 12, or staff at the table). Never more than is open
      * (CONFLICT); a repeated `payment_id` records nothing twice (`duplicate: true`); the bill closes
-     * when it is paid in full (`closed: true`). A bill merged into another across sync is paid on
-     * the bill it lives in. Orders are not marked paid here (they have their own transaction): call
-     * `markBillOrdersPaid` after commit with `unpaid_order_ids`, or let the caller do it.
+     * when it is paid in full (`closed: true`), and then, in the same transaction, its unpaid,
+     * non-cancelled orders are marked paid (`paid_order_ids`; `via` and `order_payment` say how):
+     * the bill's close and its orders' `order.paid` commit together or not at all. A bill merged into
+     * another across sync is paid on the bill it lives in. Every refusal (NOT_FOUND, CONFLICT) comes
+     * before anything is written.
      */
     async recordBillPayment(w: Writer, input: BillPaymentRequest): Promise<BillPaymentResult> {
       const { tenantId } = input;
@@ -632,14 +690,14 @@ export function createFloorService(deps: {
       const tip = input.tip_cents ?? 0;
       if (!Number.isInteger(amount) || amount < 1 || amount > 10_000_000) throw invalidField('amount_cents', 'moet een geheel aantal centen van 1 tot 10.000.000 zijn.');
       if (!Number.isInteger(tip) || tip < 0 || tip > 1_000_000) throw invalidField('tip_cents', 'moet een geheel aantal centen van 0 tot 1.000.000 zijn.');
-      const result = (fam: BillFamily, payment: PaymentRow, closed: boolean, duplicate: boolean): BillPaymentResult => ({
+      const result = (fam: BillFamily, payment: PaymentRow, closed: boolean, duplicate: boolean, paidOrderIds: string[] = []): BillPaymentResult => ({
         bill_id: fam.root.id,
         table_id: fam.root.table_id,
         payment: toPaymentDto(payment),
         ...fam.figures,
         closed,
         duplicate,
-        unpaid_order_ids: fam.orders.filter((o) => o.status !== 'cancelled' && o.payment_status !== 'paid').map((o) => o.id),
+        paid_order_ids: paidOrderIds,
       });
       const id = input.payment_id ? stableId('bill-payment', tenantId, input.payment_id) : newId();
       if (input.payment_id) {
@@ -671,30 +729,33 @@ export function createFloorService(deps: {
       await w.record(billChange(root.id, 'bill.payment_recorded', { payment: strip(payment) }));
       const after = await familyOf(w.trx, tenantId, root);
       const reason = settledReason(after.figures, after.orders);
-      if (reason === 'paid') await close(w, root, 'paid', input.userId ?? null);
+      let paidOrderIds: string[] = [];
+      if (reason === 'paid') {
+        const actor: Actor = { tenantId, userId: input.userId ?? null, via: input.via ?? (payment.source === 'staff' ? 'pos' : 'web') };
+        paidOrderIds = (await close(w, root, 'paid', input.userId ?? null, { actor, payment: input.order_payment ?? TABLE_PAYMENT })).paidOrderIds;
+      }
       await refresh(w, tenantId, [root.table_id]);
-      return result(after, payment, reason === 'paid', false);
+      return result(after, payment, reason === 'paid', false, paidOrderIds);
     },
 
-    /** Staff take a payment at the table (cash, card terminal); when it pays the bill in full, its orders are marked paid. */
+    /**
+     * Staff take a payment at the table (cash, card terminal); when it pays the bill in full, the bill
+     * closes and its orders are marked paid (`provider: 'tafel'`), all in this one transaction.
+     */
     async payBill(actor: Actor, billId: string, input: BillPaymentInput): Promise<{ bill: Bill; payment: BillPayment }> {
       const r = await changes.write(actor.tenantId, (w) =>
-        service.recordBillPayment(w, { tenantId: actor.tenantId, billId, amount_cents: input.amount_cents, tip_cents: input.tip_cents, source: 'staff', userId: actor.userId }),
+        service.recordBillPayment(w, {
+          tenantId: actor.tenantId,
+          billId,
+          amount_cents: input.amount_cents,
+          tip_cents: input.tip_cents,
+          source: 'staff',
+          userId: actor.userId,
+          via: actor.via,
+          order_payment: TABLE_PAYMENT,
+        }),
       );
-      if (r.closed) await service.markBillOrdersPaid(actor, r.unpaid_order_ids, { provider: 'tafel' });
       return { bill: await service.getBill(actor.tenantId, r.bill_id), payment: r.payment };
-    },
-
-    /** After a bill was paid in full: marks its unpaid orders paid (each in its own transaction, with the orders' hooks). */
-    async markBillOrdersPaid(actor: Actor, orderIds: string[], payment: PaymentInfo = {}): Promise<void> {
-      for (const id of orderIds) {
-        try {
-          await orders.markPaid(actor, id, payment);
-        } catch (err) {
-          // Cancelled meanwhile, or not (yet) on this node: nothing to mark.
-          if (!(err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'NOT_FOUND'))) throw err;
-        }
-      }
     },
 
     /** Staff close a bill (e.g. the rest is on the house); the table is then free. */
@@ -716,11 +777,76 @@ export function createFloorService(deps: {
      * closed elsewhere). Writes only for tenants where something changed.
      */
     async refreshStatuses(): Promise<void> {
+      // Once per process, on the job's first run after start: the repair of bills this node closed as
+      // paid whose orders were left unpaid (repairPaidBills). A failure is thrown (and logged by the
+      // scheduler) after the statuses were refreshed, and not tried again until the next start.
+      let repairFailed: unknown;
+      if (!repairDone) {
+        repairDone = true;
+        try {
+          await service.repairPaidBills();
+        } catch (err) {
+          repairFailed = err;
+        }
+      }
       for (const tenantId of await repo.tenantsWithTables(db)) {
         // A restaurant with an appliance: the appliance announces the floor (the cloud's tablets hear it through sync).
         if (changes.origin === 'cloud' && deps.hasAppliance && (await deps.hasAppliance(tenantId))) continue;
         await service.refreshTenant(tenantId);
       }
+      if (repairFailed !== undefined) throw repairFailed;
+    },
+
+    /**
+     * Repairs bills that THIS node closed as paid (`close_reason: 'paid'`) while some of their orders
+     * are neither paid nor cancelled: before the close and the orders' payment were one transaction,
+     * a crash between the two commits left them so. Marks those orders paid (orders.markPaidIn, with
+     * `provider: 'tafel'`, the `paid` hooks included), one transaction per restaurant. Left alone:
+     * bills closed by staff (`staff`: the rest is on the house) or `empty`, open bills, and bills
+     * whose close came through sync (the node that closed them marks their orders, and those
+     * `order.paid` changes arrive through sync themselves): "closed here" is this node's own
+     * `bill.closed` in the change log, which keeps the origin of a replicated change. Reads every
+     * unpaid order on a closed or merged bill, so it runs once per start (refreshStatuses), not every
+     * minute. Returns the ids of the orders it marked.
+     */
+    async repairPaidBills(): Promise<string[]> {
+      const byTenant = new Map<string, Set<string>>();
+      for (const r of await repo.unpaidOrdersOnClosedBills(db)) {
+        const set = byTenant.get(r.tenant_id) ?? new Set<string>();
+        set.add(r.bill_id);
+        byTenant.set(r.tenant_id, set);
+      }
+      const marked: string[] = [];
+      let failure: unknown;
+      for (const [tenantId, billIds] of byTenant) {
+        try {
+          const roots = new Set<string>();
+          for (const id of billIds) {
+            const bill = await repo.findBill(db, tenantId, id);
+            const root = bill ? await rootOf(db, tenantId, bill) : undefined;
+            if (root && root.status === 'closed' && root.close_reason === 'paid') roots.add(root.id);
+          }
+          if (roots.size === 0) continue;
+          const mine = await repo.billsClosedBy(db, tenantId, changes.origin, [...roots]);
+          if (mine.length === 0) continue;
+          const actor: Actor = { tenantId, userId: null, via: 'pos' };
+          marked.push(
+            ...(await changes.write(tenantId, async (w) => {
+              const out: string[] = [];
+              for (const id of mine) {
+                const root = await repo.findBill(w.trx, tenantId, id);
+                if (root && root.status === 'closed' && root.close_reason === 'paid') out.push(...(await markOrdersPaid(w, root, { actor, payment: TABLE_PAYMENT })));
+              }
+              return out;
+            })),
+          );
+        } catch (err) {
+          // One restaurant's failure does not keep the others from being repaired.
+          failure ??= err;
+        }
+      }
+      if (failure !== undefined) throw failure;
+      return marked;
     },
 
     async refreshTenant(tenantId: string): Promise<void> {
@@ -734,7 +860,9 @@ export function createFloorService(deps: {
       await changes.write(tenantId, async (w) => {
         for (const f of await families(w.trx, tenantId, await repo.openBills(w.trx, tenantId))) {
           const reason = settledReason(f.figures, f.orders);
-          if (reason) await close(w, f.root, reason, null);
+          // Settled by payments or cancellations that arrived through sync; closed as paid here, the
+          // orders are marked paid here too (in this transaction), by the job.
+          if (reason) await close(w, f.root, reason, null, { actor: { tenantId, userId: null, via: 'pos' }, payment: TABLE_PAYMENT });
         }
         await refresh(w, tenantId);
       });

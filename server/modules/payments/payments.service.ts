@@ -20,15 +20,25 @@ export const RECONCILE_AFTER_MS = 2 * 60_000;
 
 /**
  * What pay-at-table needs from the floor plan's bills (server/modules/floor, issue 11): recording a
- * paid amount on a bill inside the payment's own transaction.
+ * paid amount on a bill inside the payment's own transaction. When it pays the bill in full, the
+ * bill closes and its unpaid orders are marked paid in that same transaction (orders.markPaidIn,
+ * through `via` with `order_payment`): `paid_order_ids`. Refusals (CONFLICT: closed, more than is
+ * open; NOT_FOUND) come before anything is written.
  */
 export interface BillPayments {
   recordBillPayment(
     w: Writer,
-    input: { tenantId: string; billId: string; amount_cents: number; tip_cents: number; payment_id: string; source: 'pay_at_table' },
-  ): Promise<{ closed: boolean; unpaid_order_ids: string[] }>;
-  /** After commit, when the bill was paid in full: its orders become paid (each once, with the orders' hooks). */
-  markBillOrdersPaid(actor: Actor, orderIds: string[], payment?: PaymentInfo): Promise<void>;
+    input: {
+      tenantId: string;
+      billId: string;
+      amount_cents: number;
+      tip_cents: number;
+      payment_id: string;
+      source: 'pay_at_table';
+      via: Actor['via'];
+      order_payment: PaymentInfo;
+    },
+  ): Promise<{ closed: boolean; paid_order_ids: string[] }>;
 }
 
 export const unavailable = () =>
@@ -136,8 +146,9 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
   /**
    * The provider's answer for one of our payments, applied once. Paid: the conditional update on
    * the payment row (only one caller on any node wins it), then the order (orders.markPaidIn: its
-   * `paid` hooks earn loyalty points) or the bill, in the SAME transaction. Failed, expired and
-   * cancelled are recorded. Paid never reverts.
+   * `paid` hooks earn loyalty points) or the bill (floor.recordBillPayment; paid in full, it closes
+   * and marks its orders paid), in the SAME transaction. Failed, expired and cancelled are
+   * recorded. Paid never reverts.
    */
   async function settle(row: PaymentRow, answer: ProviderPayment): Promise<boolean> {
     if (answer.status === 'open' || row.status === 'paid') return false;
@@ -154,27 +165,35 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
     const target = answer.status;
     const actor: Actor = { tenantId: row.tenant_id, userId: null, via: 'web' };
     const info: PaymentInfo = { provider: row.provider, payment_id: row.id, amount_cents: row.amount_cents };
-    let billOrders: string[] = [];
     const changed = await changes.write(row.tenant_id, async (w) => {
       let note: string | null = null;
-      billOrders = [];
       if (target === 'paid') {
         if (!(await repo.markPaid(w.trx, row.id, w.now))) return false;
         if (row.purpose === 'order' && row.order_id) {
-          try {
-            const r = await orders.markPaidIn(w, actor, row.order_id, info);
-            if (!r.changed) note = 'De bestelling was al betaald: dit is een tweede betaling. Betaal deze terug.';
-          } catch (err) {
-            if (!isAppError(err) || err.code !== 'CONFLICT') throw err;
-            note = 'De bestelling was al geannuleerd toen deze betaling binnenkwam. Betaal deze terug.';
-          }
+          // Read first (this transaction holds the restaurant's write lock): a paid or cancelled order
+          // takes no payment and gets a note. Catching markPaidIn's CONFLICT instead would also catch
+          // one thrown by a `paid` hook after the order was written, and commit half of it.
+          const current = await orders.getIn(w, row.tenant_id, row.order_id);
+          if (current.payment_status === 'paid') note = 'De bestelling was al betaald: dit is een tweede betaling. Betaal deze terug.';
+          else if (current.status === 'cancelled') note = 'De bestelling was al geannuleerd toen deze betaling binnenkwam. Betaal deze terug.';
+          else await orders.markPaidIn(w, actor, row.order_id, info);
         } else if (row.purpose === 'table' && row.bill_id) {
           if (!bills) throw new Error('pay-at-table payment without the floor plan');
           try {
-            const r = await bills.recordBillPayment(w, { tenantId: row.tenant_id, billId: row.bill_id, amount_cents: row.amount_cents, tip_cents: row.tip_cents, payment_id: row.id, source: 'pay_at_table' });
-            if (r.closed) billOrders = r.unpaid_order_ids;
+            // Paid in full, the bill closes and its orders become paid (their `paid` hooks too) right here.
+            await bills.recordBillPayment(w, {
+              tenantId: row.tenant_id,
+              billId: row.bill_id,
+              amount_cents: row.amount_cents,
+              tip_cents: row.tip_cents,
+              payment_id: row.id,
+              source: 'pay_at_table',
+              via: actor.via,
+              order_payment: info,
+            });
           } catch (err) {
             // The money came in, but the bill no longer takes it (paid meanwhile at the counter, closed).
+            // recordBillPayment refuses before it writes anything, so nothing of it is committed.
             if (!isAppError(err) || err.code !== 'CONFLICT') throw err;
             note = `De rekening nam deze betaling niet meer aan (${err.message}) Betaal deze terug.`;
           }
@@ -186,8 +205,6 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
       await w.record(paymentChange((await repo.findAnyTenant(w.trx, row.id))!, 'payment.status_changed'));
       return true;
     });
-    // A bill paid in full: its orders become paid, each in its own transaction (floor's rule).
-    if (changed && billOrders.length > 0 && bills) await bills.markBillOrdersPaid(actor, billOrders, info);
     return changed;
   }
 

@@ -271,14 +271,14 @@ describe('bills (one per table; pay-at-table reads them)', () => {
       s.t.changes.write(s.r.id, (w) => floor.recordBillPayment(w, { tenantId: s.r.id, billId: view.bill_id!, amount_cents: amount, tip_cents: 100, payment_id: paymentId }));
     s.t.clock.advance(1000);
     const first = await pay(1000, 'tr_1');
-    expect(first).toMatchObject({ closed: false, duplicate: false, paid_cents: 1000, open_cents: 1050, tip_cents: 100, unpaid_order_ids: [o.id] });
+    expect(first).toMatchObject({ closed: false, duplicate: false, paid_cents: 1000, open_cents: 1050, tip_cents: 100, paid_order_ids: [] });
     // The provider's callback repeated: nothing twice.
     expect(await pay(1000, 'tr_1')).toMatchObject({ duplicate: true, paid_cents: 1000 });
     await expect(pay(1051, 'tr_2')).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(s.t.changes.write(s.r.id, (w) => floor.recordBillPayment(w, { tenantId: s.r.id, billId: UNKNOWN, amount_cents: 1 }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
     s.t.clock.advance(1000);
     const last = await pay(1050, 'tr_3');
-    expect(last).toMatchObject({ closed: true, paid_cents: 2050, open_cents: 0, tip_cents: 200 });
+    expect(last).toMatchObject({ closed: true, paid_cents: 2050, open_cents: 0, tip_cents: 200, paid_order_ids: [o.id] });
     expect((await floor.getBill(s.r.id, view.bill_id!)).payments.map((p) => [p.payment_id, p.amount_cents])).toEqual([['tr_1', 1000], ['tr_3', 1050]]);
     const kinds = (await s.t.changes.readSince(s.r.id, 0, 1000)).filter((c) => c.entity === 'bill').map((c) => c.kind);
     expect(kinds).toEqual(['bill.opened', 'bill.round_added', 'bill.round_added', 'bill.payment_recorded', 'bill.payment_recorded', 'bill.closed']);

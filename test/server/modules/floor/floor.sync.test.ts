@@ -119,6 +119,65 @@ describe('sync: floor plan and bills', () => {
   });
 });
 
+describe('sync: a bill paid in full and its orders', () => {
+  /** The order.paid changes of an order in a node's change log, as their origins. */
+  const paidBy = async (side: { handle: { db: import('../../../../server/db/connection.js').Db } }, orderId: string) =>
+    (await side.handle.db.selectFrom('change_log').select('origin').where('kind', '=', 'order.paid').where('entity_id', '=', orderId).execute()).map((r) => r.origin);
+
+  it('closed on one side, its orders are paid by that side in the same commit and reach the other as they are; the other side’s repair and job add nothing', async () => {
+    const { cloud, tenant, appliance, device, floor, actor, items } = await joined();
+    // At the appliance: two rounds on T1, paid in full by staff.
+    const a = (await appliance.services.orders.create(actor(), { items, table_id: floor.t1.id })).order;
+    const b = (await appliance.services.orders.create(actor(), { items, table_id: floor.t1.id })).order;
+    const local = await appliance.services.floor.tableBill(tenant.id, floor.t1.id);
+    await appliance.services.floor.payBill(actor(), local.id, { amount_cents: 2900 });
+    // In the cloud: a web order on T2, paid in full there.
+    const c = (await cloud.services.orders.create(actor('web'), { items, table_id: floor.t2.id })).order;
+    const online = await cloud.services.floor.tableBill(tenant.id, floor.t2.id);
+    await cloud.services.floor.payBill(actor(), online.id, { amount_cents: 1450 });
+    await quiesce(appliance);
+    // Each side's first status job runs the repair; neither touches a bill the other side closed.
+    await cloud.services.floor.refreshStatuses();
+    await appliance.services.floor.refreshStatuses();
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) {
+      expect((await side.services.floor.getBill(tenant.id, local.id)).status).toBe('closed');
+      expect((await side.services.floor.getBill(tenant.id, online.id)).status).toBe('closed');
+      for (const o of [a, b]) expect(await paidBy(side, o.id)).toEqual([device.id]);
+      expect(await paidBy(side, c.id)).toEqual(['cloud']);
+    }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('paid in full only by both sides’ payments of an outage: the appliance’s job closes the bill and pays its orders, once on both sides', async () => {
+    const { cloud, tenant, appliance, transport, device, floor, actor, items } = await joined();
+    const a = (await appliance.services.orders.create(actor(), { items, table_id: floor.t3.id })).order;
+    const b = (await appliance.services.orders.create(actor(), { items: [...items, ...items], table_id: floor.t3.id })).order;
+    const bill = await appliance.services.floor.tableBill(tenant.id, floor.t3.id);
+    await quiesce(appliance);
+    transport.offline = true;
+    await appliance.services.floor.payBill(actor(), bill.id, { amount_cents: 1000 });
+    await cloud.services.floor.payBill(actor(), bill.id, { amount_cents: 4350 - 1000 });
+    transport.offline = false;
+    await quiesce(appliance);
+    // Both payments on both sides; applying them runs no hooks, so the bill is still open.
+    expect((await appliance.services.floor.getBill(tenant.id, bill.id)).status).toBe('open');
+    // The cloud leaves a restaurant with an appliance to the appliance's job; the appliance closes and pays.
+    await cloud.services.floor.refreshStatuses();
+    await appliance.services.floor.refreshStatuses();
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) {
+      expect(await side.services.floor.getBill(tenant.id, bill.id)).toMatchObject({ status: 'closed', close_reason: 'paid', paid_cents: 4350, open_cents: 0 });
+      for (const o of [a, b]) {
+        expect((await side.services.orders.get(tenant.id, o.id)).payment_status).toBe('paid');
+        expect(await paidBy(side, o.id)).toEqual([device.id]);
+      }
+    }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+    expect(await cloud.handle.db.selectFrom('sync_ops').selectAll().where('status', '=', 'rejected').execute()).toEqual([]);
+  });
+});
+
 describe('sync: pushed floor and reservation ops are validated like API requests (issue 17)', () => {
   it('ids of another restaurant and values the API refuses are rejected, one op at a time, changing nothing', async () => {
     const { cloud, tenant, transport, floor } = await joined();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../../../server/shared/errors.js';
 import { callback, countChanges, countRows, guest, payWorld, pointsOf, PUBLIC_BASE, publicOrder } from './helpers.js';
 
 /**
@@ -191,6 +192,31 @@ describe('payments through Mollie (fake Mollie API)', () => {
     expect(p.note).toMatch(/geannuleerd/);
     expect((await w.t.services.orders.get(w.r.id, body.order.id)).payment_status).toBe('open');
     expect(await countChanges(w.t, w.r.id, 'order.paid')).toBe(0);
+  });
+
+  it('a `paid` hook failing inside the callback’s transaction (even with a CONFLICT) rolls all of it back; the next callback pays once', async () => {
+    const w = await payWorld({ mollie: true });
+    const body = (await publicOrder(w)).json();
+    let fail = true;
+    w.t.services.orders.on('paid', async () => {
+      if (fail) throw new AppError('CONFLICT', 'Testfout: deze bestelling weigert betaald te worden.');
+    });
+    const at = w.mollie!.paymentFor(body.payment_id);
+    w.mollie!.setStatus(at.id, 'paid');
+    const seq = await w.t.changes.lastSeq(w.r.id);
+    // The hook's refusal reaches the provider as an error answer (it calls again).
+    expect((await callback(w.t, at.id)).statusCode).toBe(409);
+    // Not mistaken for "cancelled before the money came in": no note, nothing committed, the payment still open.
+    expect(await w.t.changes.lastSeq(w.r.id)).toBe(seq);
+    expect(await w.t.services.payments.get(w.r.id, body.payment_id)).toMatchObject({ status: 'open', note: null });
+    expect((await w.t.services.orders.get(w.r.id, body.order.id)).payment_status).toBe('open');
+    expect(await pointsOf(w.t, w.r.id, guest.phone)).toBe(0);
+    fail = false;
+    expect((await callback(w.t, at.id)).statusCode).toBe(200);
+    expect(await w.t.services.payments.get(w.r.id, body.payment_id)).toMatchObject({ status: 'paid', note: null });
+    expect((await w.t.services.orders.get(w.r.id, body.order.id)).payment_status).toBe('paid');
+    expect(await countChanges(w.t, w.r.id, 'order.paid', body.order.id)).toBe(1);
+    expect(await pointsOf(w.t, w.r.id, guest.phone)).toBe(22);
   });
 
   it('callbacks are exempt from the rate limit; public orders are not', async () => {

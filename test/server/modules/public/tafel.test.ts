@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callback, countChanges, countRows, guest, payWorld, publicOrder, type PayWorld } from '../payments/helpers.js';
+import { conflict } from '../../../../server/shared/errors.js';
+import type { ChangeRecord } from '../../../../server/db/change-log.js';
 
 /** Two tables; T1 gets two staff orders (2 × Friet + Burger = 22,40 and a Cola = 3,00: 25,40 open). */
 async function tableWorld(opts: { mollie?: boolean } = { mollie: true }) {
@@ -74,6 +76,54 @@ describe('pay-at-table: POST /public/tafel/:slug/:tafel/pay', () => {
     const nothing = await pay(w, { amount_cents: 100 });
     expect(nothing.statusCode).toBe(409);
     expect(nothing.json().error).toBe('Er staat voor deze tafel niets open om te betalen.');
+  });
+
+  it('paid in full: the payment, the bill’s close and its orders’ order.paid (with their awards) are one commit; a failure marking an order rolls all of it back, and the callback again does it all once', async () => {
+    const { w, orders } = await tableWorld();
+    const commits: string[][] = [];
+    w.t.changes.on('committed', (tenantId: string, records: ChangeRecord[]) => {
+      if (tenantId === w.r.id) commits.push(records.map((r) => `${r.kind}:${r.entity_id}`));
+    });
+    // A test seam: the orders' `paid` hooks run inside the callback's transaction; this one fails for the second order.
+    const failFor = new Set([orders[1].id as string]);
+    w.t.services.orders.on('paid', async (_w, _actor, order) => {
+      if (failFor.has(order.id)) throw conflict('Testfout: deze bestelling weigert betaald te worden.');
+    });
+    const earned = async (orderId: string) =>
+      (await w.t.handle.db.selectFrom('loyalty_transactions').select('id').where('order_id', '=', orderId).where('type', '=', 'earn').execute()).length;
+    const p = (await pay(w, {})).json();
+    const at = w.mollie!.paymentFor(p.payment_id);
+    w.mollie!.setStatus(at.id, 'paid');
+    const seq = await w.t.changes.lastSeq(w.r.id);
+
+    // The failure is not taken for "the bill no longer takes it" (a CONFLICT caught and noted): the whole
+    // callback transaction rolls back, the payment stays open, and the provider (or the reconcile job) asks again.
+    expect((await callback(w.t, at.id, '/api/v1/public/tafel-webhook')).statusCode).toBe(500);
+    expect(await w.t.changes.lastSeq(w.r.id)).toBe(seq);
+    expect(await w.t.services.payments.get(w.r.id, p.payment_id)).toMatchObject({ status: 'open', note: null, paid_at: null });
+    expect(await bill(w)).toMatchObject({ paid_cents: 0, open_cents: 2540 });
+    for (const o of orders) {
+      expect((await w.t.services.orders.get(w.r.id, o.id)).payment_status).toBe('open');
+      expect(await countChanges(w.t, w.r.id, 'order.paid', o.id)).toBe(0);
+      expect(await earned(o.id)).toBe(0);
+    }
+
+    failFor.clear();
+    commits.length = 0;
+    expect((await callback(w.t, at.id, '/api/v1/public/tafel-webhook')).statusCode).toBe(200);
+    const withClose = commits.filter((c) => c.some((k) => k.startsWith('bill.closed:')));
+    expect(withClose).toHaveLength(1);
+    expect(withClose[0]).toEqual(expect.arrayContaining([`payment.status_changed:${p.payment_id}`, `order.paid:${orders[0].id}`, `order.paid:${orders[1].id}`]));
+    expect(withClose[0]!.filter((k) => k.startsWith('bill.payment_recorded:'))).toHaveLength(1);
+    expect(commits.flat().filter((k) => k.startsWith('order.paid:'))).toHaveLength(2);
+    for (const o of orders) {
+      const paid = (await w.t.changes.readSince(w.r.id, 0, 10_000)).filter((c) => c.kind === 'order.paid' && c.entity_id === o.id);
+      expect(paid).toHaveLength(1);
+      // The payment info is the pay-at-table payment's, as before.
+      expect((paid[0]!.payload as { payment: unknown }).payment).toEqual({ provider: 'mollie', payment_id: p.payment_id, amount_cents: 2540, by: null, via: 'web' });
+      expect(await earned(o.id)).toBe(1);
+    }
+    expect(await w.t.services.payments.get(w.r.id, p.payment_id)).toMatchObject({ status: 'paid', note: null });
   });
 
   it('two guests paying everything at the same moment: one checkout, the other refused', async () => {
