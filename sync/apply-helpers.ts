@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Tx } from '../server/db/connection.js';
 import { describeIssues } from '../server/shared/validation.js';
-import { RejectOp, type ApplyBatch, type ApplyContext, type BatchState, type TableName } from './types.js';
+import { RejectOp, type ApplyBatch, type ApplyContext, type BatchState, type SyncChange, type TableName } from './types.js';
 
 /**
  * Insert the row, or overwrite every given column of the row with that id (state down / LWW on
@@ -61,6 +61,9 @@ export class TxBatch implements ApplyBatch {
   private readonly states = new Map<string, BatchState>();
   private readonly ledger = new Map<TableName, Map<string, LedgerRow>>();
 
+  /** `changes`: what the batch will apply (ApplyBatch.changes), for states that prefetch. */
+  constructor(readonly changes: ReadonlyArray<SyncChange> = []) {}
+
   state<T extends BatchState>(key: string, create: () => T): T {
     let s = this.states.get(key);
     if (!s) this.states.set(key, (s = create()));
@@ -102,17 +105,55 @@ export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: st
   throw new RejectOp(`Ongeldige wijziging voor ${what}: ${sentence.replace(/\.$/, '')}.`);
 }
 
+/** Ids a batch has found to be rows of its tenant, per table (a push chunk names the same staff, products and bills many times). */
+class KnownRefs implements BatchState {
+  readonly ids = new Set<string>();
+  async flush(): Promise<void> {}
+}
+
+const knownRefs = (batch: ApplyBatch | undefined, table: TableName) => batch?.state(`refs:${table}`, () => new KnownRefs()).ids;
+
 /**
  * A reference inside a pushed payload (a product's category, an order's table ...) must name a row
- * of the same tenant; otherwise the op is rejected (never a link into another restaurant).
+ * of the same tenant; otherwise the op is rejected (never a link into another restaurant). Inside a
+ * batch (`batch`: ApplyContext.batch) an id found once is not looked up again (rows of a tenant do
+ * not move to another tenant, and sync never deletes the rows referred to).
  */
-export async function assertTenantRef(trx: Tx, table: TableName, id: string | null | undefined, tenantId: string, what: string): Promise<void> {
+export async function assertTenantRef(trx: Tx, table: TableName, id: string | null | undefined, tenantId: string, what: string, batch?: ApplyBatch): Promise<void> {
   if (id === null || id === undefined) return;
-  const row = await trx
+  await assertTenantRefs(trx, table, [id], tenantId, what, batch);
+}
+
+/** `assertTenantRef` for several ids of one table: one statement for those the batch has not seen yet. */
+export async function assertTenantRefs(trx: Tx, table: TableName, ids: ReadonlyArray<string | null | undefined>, tenantId: string, what: string, batch?: ApplyBatch): Promise<void> {
+  const known = knownRefs(batch, table);
+  const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string' && !known?.has(id)))];
+  if (wanted.length === 0) return;
+  const rows = await trx
     .selectFrom(table as 'users')
     .select('id')
-    .where('id', '=', id)
     .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
-  if (!row) throw new RejectOp(`${what} bestaat niet bij dit restaurant.`);
+    .where('id', 'in', wanted)
+    .execute();
+  if (rows.length !== wanted.length) throw new RejectOp(`${what} bestaat niet bij dit restaurant.`);
+  for (const r of rows) known?.add(r.id);
+}
+
+/**
+ * Prefetch for `assertTenantRef(s)`: looks up, in statements of up to 500, which of `ids` are rows
+ * of the tenant and remembers them for the batch; ids not found are left for the per-op check to
+ * reject with its own message.
+ */
+export async function preloadTenantRefs(trx: Tx, table: TableName, ids: Iterable<string | null | undefined>, tenantId: string, batch: ApplyBatch): Promise<void> {
+  const known = knownRefs(batch, table)!;
+  const wanted = [...new Set([...ids].filter((id): id is string => typeof id === 'string' && !known.has(id)))];
+  for (let i = 0; i < wanted.length; i += 500) {
+    const rows = await trx
+      .selectFrom(table as 'users')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', wanted.slice(i, i + 500))
+      .execute();
+    for (const r of rows) known.add(r.id);
+  }
 }

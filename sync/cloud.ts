@@ -211,17 +211,19 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
    * cloud change log gets for it (original op id, origin and created_at, the merged state as
    * payload) without writing it: the caller records it, per op or for the whole chunk at once.
    */
+  const toChange = (device: DeviceRow, op: WireOp): SyncChange => ({
+    op_id: op.op_id,
+    tenant_id: device.tenant_id,
+    origin: device.id,
+    entity: op.entity,
+    entity_id: op.entity_id,
+    kind: op.kind,
+    payload: op.payload,
+    created_at: op.created_at,
+  });
+
   async function mergeOne(w: Writer, device: DeviceRow, op: WireOp, batch?: TxBatch): Promise<{ input: ChangeInput; conflict: string | null }> {
-    const change: SyncChange = {
-      op_id: op.op_id,
-      tenant_id: device.tenant_id,
-      origin: device.id,
-      entity: op.entity,
-      entity_id: op.entity_id,
-      kind: op.kind,
-      payload: op.payload,
-      created_at: op.created_at,
-    };
+    const change = toChange(device, op);
     const descriptor = reg.descriptor(op.entity);
     if (!descriptor) throw new RejectOp(`Onbekend soort gegevens '${op.entity}'; deze wordt door de cloud (nog) niet gesynchroniseerd.`);
     if (descriptor.merge === 'cloud-only') throw new RejectOp(`'${op.entity}' wordt alleen in de cloud gewijzigd.`);
@@ -302,7 +304,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       const repeats: Array<{ at: number; of: number }> = [];
       const deferred: Array<{ at: number; input: ChangeInput }> = [];
       // Optimistic: descriptors keep what they read and write in the batch and write it once, at the end.
-      const batch = safe ? undefined : new TxBatch();
+      const batch = safe ? undefined : new TxBatch(ops.map((op) => toChange(device, op)));
       let maxSeq = 0;
       for (const op of ops) {
         const stored = prior.get(op.op_id);

@@ -253,7 +253,7 @@ export class SyncEngine {
       const current = (await this.readState(w.trx))!;
       if (current.pull_cursor !== cursor) return; // another runner moved on; this page is stale
       // Each entity read once and written once per page (ApplyContext.batch), flushed before the cursor moves.
-      const batch = new TxBatch();
+      const batch = new TxBatch(res.changes.map((c) => ({ ...stripSeq(c), tenant_id: tenantId })));
       const ctx = { side: 'appliance', tenantId, now: w.now, ...batch.context } as const;
       let acked = current.acked_seq;
       const ids = res.changes.map((c) => c.op_id);
@@ -328,7 +328,7 @@ export class SyncEngine {
       await this.fence(w.trx);
       const current = (await this.readState(w.trx))!;
       if (current.snapshot_cursor !== state.snapshot_cursor) return; // another runner moved on; this page is stale
-      const batch = new TxBatch();
+      const batch = new TxBatch(res.changes.map((c) => ({ ...c, tenant_id: tenantId, op_id: `snapshot:${c.entity}:${c.entity_id}`, origin: 'cloud' })));
       for (const c of res.changes) {
         const descriptor = this.reg.descriptor(c.entity);
         if (!descriptor) {

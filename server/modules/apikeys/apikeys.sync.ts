@@ -41,7 +41,7 @@ export const apiKeysSync: EntityDescriptor[] = [
       }
       const holder = await trx.selectFrom('api_keys').select('id').where('key_hash', '=', p.key_hash).where('id', '!=', p.id).executeTakeFirst();
       if (holder) throw new RejectOp('Deze API-sleutel bestaat al.');
-      if (!current) await assertTenantRef(trx, 'users', p.created_by, change.tenant_id, 'De maker van de API-sleutel');
+      if (!current) await assertTenantRef(trx, 'users', p.created_by, change.tenant_id, 'De maker van de API-sleutel', ctx.batch);
       // Sticky revocation; adopting, the cloud's moment of revocation is the one both sides keep.
       const revoked_at = ctx.mode === 'adopt' ? (p.revoked_at ?? current?.revoked_at ?? null) : (current?.revoked_at ?? p.revoked_at);
       const row: ApiKeysTable = {

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Db, Tx } from '../../db/connection.js';
-import type { BillsTable, FloorTablesTable, FloorZonesTable } from '../../db/database.js';
-import { assertTenantRef, insertIfAbsent, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
-import { RejectOp, snapshotNext, type ApplyContext, type EntityDescriptor } from '../../../sync/types.js';
+import type { BillPaymentsTable, BillRoundsTable, BillsTable, FloorTablesTable, FloorZonesTable } from '../../db/database.js';
+import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, preloadTenantRefs, upsertById } from '../../../sync/apply-helpers.js';
+import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { BillRow, PaymentRow, RoundRow, TableRow, TableStatus, ZoneRow } from './floor.schemas.js';
 
 /**
@@ -39,7 +39,7 @@ export const suffixedName = (name: string, id: string) => `${name.slice(0, 35)}-
 
 async function sameTenant(trx: Tx, table: 'floor_zones' | 'floor_tables' | 'bills', id: string, tenantId: string): Promise<Record<string, unknown> | undefined> {
   const row = (await trx.selectFrom(table as 'bills').selectAll().where('id', '=', id).executeTakeFirst()) as Record<string, unknown> | undefined;
-  if (row && row.tenant_id !== tenantId) throw new RejectOp('Dit onderdeel van de plattegrond hoort bij een ander restaurant.');
+  if (row && row.tenant_id !== tenantId) throw new RejectOp(OTHER_TENANT);
   return row;
 }
 
@@ -99,7 +99,9 @@ const tableDescriptor: EntityDescriptor = {
       // A derived status one node announced to its tablets; every node derives its own (docs/floor.md).
       const p = parsePayload(StatusPayload, change.payload, 'een tafelstatus');
       if (p.table_id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een tafelstatus.');
-      await sameTenant(trx, 'floor_tables', change.entity_id, change.tenant_id);
+      // Inside a batch the tables its changes name are read once (FloorBatch), not once per announcement.
+      const owner = await storeFor(trx, ctx, change.tenant_id).tableTenant(change.entity_id);
+      if (owner !== undefined && owner !== change.tenant_id) throw new RejectOp(OTHER_TENANT);
       return;
     }
     if (!change.kind.startsWith('table.')) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
@@ -108,7 +110,7 @@ const tableDescriptor: EntityDescriptor = {
     if (p.fields) parsePayload(TableRow.partial(), pick(p.fields, TABLE_COLUMNS as never), 'een tafel');
     const current = await sameTenant(trx, 'floor_tables', change.entity_id, change.tenant_id);
     const next = mergeRow(current, { ...p.table, tenant_id: change.tenant_id }, p.fields, TABLE_COLUMNS, ctx) as unknown as FloorTablesTable;
-    if (ctx.mode === 'merge') await assertTenantRef(trx, 'floor_zones', next.zone_id, change.tenant_id, 'De zone van deze tafel');
+    if (ctx.mode === 'merge') await assertTenantRef(trx, 'floor_zones', next.zone_id, change.tenant_id, 'De zone van deze tafel', ctx.batch);
     let conflict: string | undefined;
     if (!next.archived_at && (!current || current.name !== next.name)) {
       const holder = await nameHolder(trx, change.tenant_id, next.name, next.id);
@@ -138,18 +140,361 @@ const tableDescriptor: EntityDescriptor = {
 
 export const MERGED_NOTE = 'Deze tafel had al een open rekening; deze rekening is daarmee samengevoegd (twee apparaten openden de tafel tegelijk).';
 
+const OTHER_TENANT = 'Dit onderdeel van de plattegrond hoort bij een ander restaurant.';
+const BILL_COLUMNS = [
+  'id', 'tenant_id', 'table_id', 'status', 'opened_at', 'closed_at', 'close_reason', 'closed_by', 'merged_into', 'conflict', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof BillsTable)[];
+
+/**
+ * Where the bill and table descriptors read and write (docs/floor.md, "Across sync"): straight to the
+ * database op by op (`directStore`, no batch: the cloud's safe re-run), or, inside a batch
+ * (`ctx.batch`: the cloud's push chunk, an appliance's pull or snapshot page), through `FloorBatch`,
+ * which reads what the batch's changes name in a few statements and writes bills, rounds and
+ * payments once, at the flush. The apply logic is the same for both.
+ */
+interface FloorStore {
+  /** The bill with this id, of any restaurant (the caller checks the tenant). */
+  bill(id: string): Promise<BillsTable | undefined>;
+  /** The restaurant's open bills of this table (one at most). */
+  openBills(tenantId: string, tableId: string): Promise<BillsTable[]>;
+  /** A bill that `bill(id)` did not find. */
+  insertBill(row: BillsTable): Promise<void>;
+  /** These columns of a bill `bill` or `openBills` returned. */
+  updateBill(current: BillsTable, patch: Partial<BillsTable>): Promise<void>;
+  /** Adopting the cloud's row: inserted, or every column overwritten (upsertById). */
+  upsertBill(row: BillsTable): Promise<void>;
+  /** The restaurant of this table, undefined when there is no such table. */
+  tableTenant(id: string): Promise<string | undefined>;
+  /** A table, staff member: a row of this restaurant, or RejectOp `${what} bestaat niet bij dit restaurant.` */
+  assertTable(tenantId: string, id: string, what: string): Promise<void>;
+  assertUser(tenantId: string, id: string | null, what: string): Promise<void>;
+  /** An order with this id exists and belongs to another restaurant. */
+  foreignOrder(tenantId: string, orderId: string): Promise<boolean>;
+  /** A round with another id than `roundId` puts this order on a bill already. */
+  otherRound(orderId: string, roundId: string): Promise<boolean>;
+  /** Ledger rows: inserted if no row has their id. */
+  addRound(row: BillRoundsTable): Promise<void>;
+  addPayment(row: BillPaymentsTable): Promise<void>;
+}
+
+const directStore = (trx: Tx): FloorStore => ({
+  bill: (id) => trx.selectFrom('bills').selectAll().where('id', '=', id).executeTakeFirst(),
+  openBills: (tenantId, tableId) => trx.selectFrom('bills').selectAll().where('tenant_id', '=', tenantId).where('table_id', '=', tableId).where('status', '=', 'open').execute(),
+  async insertBill(row) {
+    await trx.insertInto('bills').values(row).execute();
+  },
+  async updateBill(current, patch) {
+    await trx.updateTable('bills').set(patch).where('id', '=', current.id).execute();
+  },
+  upsertBill: (row) => upsertById(trx, 'bills', row as unknown as { id: string } & Record<string, unknown>),
+  async tableTenant(id) {
+    return (await trx.selectFrom('floor_tables').select('tenant_id').where('id', '=', id).executeTakeFirst())?.tenant_id;
+  },
+  assertTable: (tenantId, id, what) => assertTenantRef(trx, 'floor_tables', id, tenantId, what),
+  assertUser: (tenantId, id, what) => assertTenantRef(trx, 'users', id, tenantId, what),
+  async foreignOrder(tenantId, orderId) {
+    return (await trx.selectFrom('orders').select('id').where('id', '=', orderId).where('tenant_id', '!=', tenantId).executeTakeFirst()) !== undefined;
+  },
+  async otherRound(orderId, roundId) {
+    return (await trx.selectFrom('bill_rounds').select('id').where('order_id', '=', orderId).where('id', '!=', roundId).executeTakeFirst()) !== undefined;
+  },
+  async addRound(row) {
+    await insertIfAbsent(trx, 'bill_rounds', row as BillRoundsTable & Record<string, unknown>);
+  },
+  async addPayment(row) {
+    await insertIfAbsent(trx, 'bill_payments', row as BillPaymentsTable & Record<string, unknown>);
+  },
+});
+
+/** An id inside a payload not validated yet (a hint for a prefetch): only a string of an id's size. */
+const hintId = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= 64 ? v : undefined);
+const at = (o: unknown, key: string): unknown => (o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>)[key] : undefined);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** What the batch's changes name (ApplyBatch.changes): read together, on first need, instead of op by op. */
+interface Hints {
+  bills: Set<string>;
+  /** Tables whose open bills a bill op may look for (bill.opened, adopted bills). */
+  billTables: Set<string>;
+  /** Every table named (the above and table.status_changed). */
+  tables: Set<string>;
+  orders: Set<string>;
+  rounds: Set<string>;
+  users: Set<string>;
+}
+
+function hintsOf(changes: ReadonlyArray<SyncChange>, tenantId: string): Hints {
+  const h: Hints = { bills: new Set(), billTables: new Set(), tables: new Set(), orders: new Set(), rounds: new Set(), users: new Set() };
+  const add = (set: Set<string>, v: unknown) => {
+    const id = hintId(v);
+    if (id) set.add(id);
+  };
+  for (const c of changes) {
+    if (c.tenant_id !== tenantId) continue;
+    if (c.entity === 'table' && c.kind === 'table.status_changed') add(h.tables, c.entity_id);
+    if (c.entity !== 'bill') continue;
+    add(h.bills, c.entity_id);
+    const bill = at(c.payload, 'bill');
+    add(h.billTables, at(bill, 'table_id'));
+    add(h.tables, at(bill, 'table_id'));
+    add(h.users, at(bill, 'closed_by'));
+    for (const round of [at(c.payload, 'round'), ...list(at(c.payload, 'rounds'))]) {
+      add(h.orders, at(round, 'order_id'));
+      add(h.rounds, at(round, 'id'));
+    }
+    const payment = at(c.payload, 'payment');
+    add(h.orders, at(payment, 'order_id'));
+    add(h.users, at(payment, 'created_by'));
+  }
+  return h;
+}
+
+const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
+
+interface BillEntry {
+  /** The bill as this batch sees it now (undefined: none with this id). */
+  row: BillsTable | undefined;
+  /** Changed by this batch: written at the flush. */
+  dirty: boolean;
+}
+
+/**
+ * The floor inside a batch (FloorStore). It reads, each in one statement on first need for every
+ * change of the batch (ApplyBatch.changes): the bills the bill ops name together with the open bills
+ * of their tables, the tables' restaurants, the staff members (the batch's reference cache), the
+ * orders' restaurants, and the rounds of the orders (and with the ids) the rounds name. What an op
+ * changes stays here, so a later op of the batch sees it (a round, then a payment, then the close of
+ * a bill opened in the same batch); anything not named by `changes` is read when asked for. At the
+ * flush: bills in one upsert per status group (first those no longer open, then the open ones, so
+ * the one-open-bill-per-table index never sees two at once), rounds and payments in multi-row
+ * inserts (`on conflict (id) do nothing`).
+ */
+class FloorBatch implements FloorStore, BatchState {
+  private readonly bills = new Map<string, BillEntry>();
+  /** Tables whose open bills are all in `bills`. */
+  private readonly openLoaded = new Set<string>();
+  /** Table → its restaurant at the batch's start (null: no such table then). */
+  private readonly tables = new Map<string, string | null>();
+  /** Order → its restaurant at the batch's start (null: no such order then). */
+  private readonly orders = new Map<string, string | null>();
+  /** Round ids that are rows, or queued here; the round ids of each order. */
+  private readonly roundIds = new Set<string>();
+  private readonly roundsOfOrder = new Map<string, Set<string>>();
+  /** Orders whose rounds, and round ids whose rows, are known here. */
+  private readonly ordersSeen = new Set<string>();
+  private readonly roundIdsSeen = new Set<string>();
+  private readonly rounds = new Map<string, BillRoundsTable>();
+  private readonly payments = new Map<string, BillPaymentsTable>();
+  private readonly done = new Set<'bills' | 'tables' | 'users' | 'orders' | 'rounds'>();
+  private hintsCache?: Hints;
+
+  constructor(
+    private readonly trx: Tx,
+    private readonly tenantId: string,
+    private readonly batch: ApplyBatch,
+  ) {}
+
+  private get hints(): Hints {
+    return (this.hintsCache ??= hintsOf(this.batch.changes, this.tenantId));
+  }
+
+  /** True the first time for `what` in this batch. */
+  private first(what: 'bills' | 'tables' | 'users' | 'orders' | 'rounds'): boolean {
+    if (this.done.has(what)) return false;
+    this.done.add(what);
+    return true;
+  }
+
+  /** Bills by id and the open bills of tables, in statements of up to 500 of each; what this batch holds already stays. */
+  private async readBills(ids: string[], tables: string[]): Promise<void> {
+    const byId = chunks(ids.filter((id) => !this.bills.has(id)));
+    const byTable = chunks(tables.filter((t) => !this.openLoaded.has(t)));
+    for (let i = 0; i < Math.max(byId.length, byTable.length); i++) {
+      const idPart = byId[i] ?? [];
+      const tablePart = byTable[i] ?? [];
+      const rows = await this.trx
+        .selectFrom('bills')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            ...(idPart.length > 0 ? [eb('id', 'in', idPart)] : []),
+            ...(tablePart.length > 0 ? [eb.and([eb('tenant_id', '=', this.tenantId), eb('status', '=', 'open'), eb('table_id', 'in', tablePart)])] : []),
+          ]),
+        )
+        .execute();
+      for (const r of rows) if (!this.bills.has(r.id)) this.bills.set(r.id, { row: r, dirty: false });
+      for (const id of idPart) if (!this.bills.has(id)) this.bills.set(id, { row: undefined, dirty: false });
+      for (const t of tablePart) this.openLoaded.add(t);
+    }
+  }
+
+  private async entry(id: string): Promise<BillEntry> {
+    if (this.first('bills')) await this.readBills([...this.hints.bills], [...this.hints.billTables]);
+    if (!this.bills.has(id)) await this.readBills([id], []);
+    return this.bills.get(id)!;
+  }
+
+  async bill(id: string): Promise<BillsTable | undefined> {
+    return (await this.entry(id)).row;
+  }
+
+  async openBills(tenantId: string, tableId: string): Promise<BillsTable[]> {
+    if (this.first('bills')) await this.readBills([...this.hints.bills], [...this.hints.billTables]);
+    if (!this.openLoaded.has(tableId)) await this.readBills([], [tableId]);
+    const out: BillsTable[] = [];
+    for (const { row } of this.bills.values()) if (row && row.tenant_id === tenantId && row.table_id === tableId && row.status === 'open') out.push(row);
+    return out;
+  }
+
+  async insertBill(row: BillsTable): Promise<void> {
+    this.bills.set(row.id, { row, dirty: true });
+  }
+
+  async updateBill(current: BillsTable, patch: Partial<BillsTable>): Promise<void> {
+    const e = await this.entry(current.id);
+    e.row = { ...e.row!, ...patch };
+    e.dirty = true;
+  }
+
+  async upsertBill(row: BillsTable): Promise<void> {
+    const e = await this.entry(row.id);
+    e.row = e.row ? { ...e.row, ...row } : row;
+    e.dirty = true;
+  }
+
+  private async readTables(ids: string[]): Promise<void> {
+    for (const part of chunks(ids.filter((id) => !this.tables.has(id)))) {
+      const rows = await this.trx.selectFrom('floor_tables').select(['id', 'tenant_id']).where('id', 'in', part).execute();
+      for (const r of rows) this.tables.set(r.id, r.tenant_id);
+      for (const id of part) if (!this.tables.has(id)) this.tables.set(id, null);
+    }
+  }
+
+  async tableTenant(id: string): Promise<string | undefined> {
+    if (this.first('tables')) await this.readTables([...this.hints.tables]);
+    // Not there at the batch's start: none, or one an earlier op of this batch made (of this restaurant).
+    if (!this.tables.has(id)) await this.readTables([id]);
+    return this.tables.get(id) ?? undefined;
+  }
+
+  async assertTable(tenantId: string, id: string, what: string): Promise<void> {
+    if ((await this.tableTenant(id)) === tenantId) return;
+    // Not this restaurant's at the start: an earlier op of the batch may have made it since.
+    await assertTenantRef(this.trx, 'floor_tables', id, tenantId, what, this.batch);
+  }
+
+  async assertUser(tenantId: string, id: string | null, what: string): Promise<void> {
+    if (this.first('users')) await preloadTenantRefs(this.trx, 'users', this.hints.users, tenantId, this.batch);
+    await assertTenantRef(this.trx, 'users', id, tenantId, what, this.batch);
+  }
+
+  private async readOrders(ids: string[]): Promise<void> {
+    for (const part of chunks(ids.filter((id) => !this.orders.has(id)))) {
+      const rows = await this.trx.selectFrom('orders').select(['id', 'tenant_id']).where('id', 'in', part).execute();
+      for (const r of rows) this.orders.set(r.id, r.tenant_id);
+      for (const id of part) if (!this.orders.has(id)) this.orders.set(id, null);
+    }
+  }
+
+  async foreignOrder(tenantId: string, orderId: string): Promise<boolean> {
+    if (this.first('orders')) await this.readOrders([...this.hints.orders]);
+    if (!this.orders.has(orderId)) await this.readOrders([orderId]);
+    // An order this batch makes is this restaurant's (the order descriptor refuses another's id).
+    const owner = this.orders.get(orderId);
+    return owner !== null && owner !== undefined && owner !== tenantId;
+  }
+
+  /** The rounds of these orders and with these ids, in statements of up to 500 of each. */
+  private async readRounds(orderIds: string[], roundIds: string[]): Promise<void> {
+    const byOrder = chunks(orderIds.filter((id) => !this.ordersSeen.has(id)));
+    const byId = chunks(roundIds.filter((id) => !this.roundIdsSeen.has(id)));
+    for (let i = 0; i < Math.max(byOrder.length, byId.length); i++) {
+      const orderPart = byOrder[i] ?? [];
+      const idPart = byId[i] ?? [];
+      const rows = await this.trx
+        .selectFrom('bill_rounds')
+        .select(['id', 'order_id'])
+        .where((eb) => eb.or([...(orderPart.length > 0 ? [eb('order_id', 'in', orderPart)] : []), ...(idPart.length > 0 ? [eb('id', 'in', idPart)] : [])]))
+        .execute();
+      for (const r of rows) this.noteRound(r.id, r.order_id);
+      for (const id of orderPart) this.ordersSeen.add(id);
+      for (const id of idPart) this.roundIdsSeen.add(id);
+    }
+  }
+
+  private noteRound(id: string, orderId: string): void {
+    if (this.roundIds.has(id)) return;
+    this.roundIds.add(id);
+    this.roundIdsSeen.add(id);
+    let set = this.roundsOfOrder.get(orderId);
+    if (!set) this.roundsOfOrder.set(orderId, (set = new Set()));
+    set.add(id);
+  }
+
+  private async knowRounds(orderId: string, roundId: string): Promise<void> {
+    if (this.first('rounds')) await this.readRounds([...this.hints.orders], [...this.hints.rounds]);
+    if (!this.ordersSeen.has(orderId) || !this.roundIdsSeen.has(roundId)) await this.readRounds([orderId], [roundId]);
+  }
+
+  async otherRound(orderId: string, roundId: string): Promise<boolean> {
+    await this.knowRounds(orderId, roundId);
+    return [...(this.roundsOfOrder.get(orderId) ?? [])].some((id) => id !== roundId);
+  }
+
+  async addRound(row: BillRoundsTable): Promise<void> {
+    await this.knowRounds(row.order_id, row.id);
+    // An id that is a row already (or queued) is left as it is: a ledger, insert-if-absent.
+    if (this.roundIds.has(row.id)) return;
+    this.noteRound(row.id, row.order_id);
+    this.rounds.set(row.id, row);
+  }
+
+  async addPayment(row: BillPaymentsTable): Promise<void> {
+    if (!this.payments.has(row.id)) this.payments.set(row.id, row);
+  }
+
+  async flush(trx: Tx): Promise<void> {
+    const changed = [...this.bills.values()].filter((e) => e.dirty && e.row).map((e) => Object.fromEntries(BILL_COLUMNS.map((c) => [c, e.row![c]])) as unknown as BillsTable);
+    // Bills that stop being open first: a table's new open bill never meets its old one in the index.
+    for (const group of [changed.filter((r) => r.status !== 'open'), changed.filter((r) => r.status === 'open')]) {
+      for (const part of chunks(group, 50)) {
+        await trx
+          .insertInto('bills')
+          .values(part)
+          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => Object.fromEntries(BILL_COLUMNS.filter((c) => c !== 'id').map((c) => [c, eb.ref(`excluded.${c}`)])) as never))
+          .execute();
+      }
+    }
+    await insertManyIfAbsent(trx, 'bill_rounds', [...this.rounds.values()] as Array<BillRoundsTable & Record<string, unknown>>);
+    await insertManyIfAbsent(trx, 'bill_payments', [...this.payments.values()] as Array<BillPaymentsTable & Record<string, unknown>>);
+    this.bills.clear();
+    this.rounds.clear();
+    this.payments.clear();
+  }
+}
+
+const storeFor = (trx: Tx, ctx: ApplyContext, tenantId: string): FloorStore =>
+  ctx.batch ? ctx.batch.state(`floor:${tenantId}`, () => new FloorBatch(trx, tenantId, ctx.batch!)) : directStore(trx);
+
+/** The bill with this id (any state), refused when it is another restaurant's. */
+async function ownBill(store: FloorStore, id: string, tenantId: string): Promise<BillsTable | undefined> {
+  const row = await store.bill(id);
+  if (row && row.tenant_id !== tenantId) throw new RejectOp(OTHER_TENANT);
+  return row;
+}
+
 /**
  * Writes the cloud's bill row here (adopt). One open bill per table: an open bill of this node for
  * the same table is merged into the incoming one (the bill the cloud knows wins).
  */
-async function adoptBill(trx: Tx, tenantId: string, row: BillsTable): Promise<void> {
+async function adoptBill(store: FloorStore, tenantId: string, row: BillsTable): Promise<void> {
   if (row.status === 'open') {
-    const others = await trx.selectFrom('bills').selectAll().where('tenant_id', '=', tenantId).where('table_id', '=', row.table_id).where('status', '=', 'open').where('id', '!=', row.id).execute();
-    for (const o of others) {
-      await trx.updateTable('bills').set({ status: 'merged', merged_into: row.id, closed_at: row.updated_at, conflict: MERGED_NOTE, updated_at: row.updated_at }).where('id', '=', o.id).execute();
+    for (const o of await store.openBills(tenantId, row.table_id)) {
+      if (o.id === row.id) continue;
+      await store.updateBill(o, { status: 'merged', merged_into: row.id, closed_at: row.updated_at, conflict: MERGED_NOTE, updated_at: row.updated_at });
     }
   }
-  await upsertById(trx, 'bills', row as unknown as { id: string } & Record<string, unknown>);
+  await store.upsertBill(row);
 }
 
 const billRow = (b: z.infer<typeof BillRow>, tenantId: string): BillsTable => ({ ...b, tenant_id: tenantId });
@@ -160,6 +505,7 @@ const billDescriptor: EntityDescriptor = {
   tables: ['bills', 'bill_rounds', 'bill_payments'],
   async apply(trx, change, ctx) {
     const tenantId = change.tenant_id;
+    const store = storeFor(trx, ctx, tenantId);
     const strip = (b: BillsTable) => {
       const { tenant_id: _t, ...rest } = b;
       return rest;
@@ -168,13 +514,13 @@ const billDescriptor: EntityDescriptor = {
       case 'bill.opened': {
         const p = parsePayload(BillPayload, change.payload, 'een rekening');
         if (p.bill.id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een rekening.');
-        const existing = (await sameTenant(trx, 'bills', change.entity_id, tenantId)) as BillsTable | undefined;
+        const existing = await ownBill(store, change.entity_id, tenantId);
         // Adopting, the cloud's state is the truth (it checked the references when it took the op).
         if (ctx.mode === 'adopt') {
-          await adoptBill(trx, tenantId, billRow(p.bill, tenantId));
+          await adoptBill(store, tenantId, billRow(p.bill, tenantId));
           return;
         }
-        await assertTenantRef(trx, 'floor_tables', p.bill.table_id, tenantId, 'De tafel van deze rekening');
+        await store.assertTable(tenantId, p.bill.table_id, 'De tafel van deze rekening');
         if (existing) return { payload: { bill: strip(existing) } };
         // A bill is born open (the API never makes it otherwise); closing and merging are their own changes.
         if (p.bill.status !== 'open' || p.bill.merged_into !== null || p.bill.closed_at !== null || p.bill.close_reason !== null || p.bill.closed_by !== null) {
@@ -182,65 +528,61 @@ const billDescriptor: EntityDescriptor = {
         }
         let row = billRow(p.bill, tenantId);
         let conflict: string | undefined;
-        if (row.status === 'open') {
-          const known = await trx.selectFrom('bills').selectAll().where('tenant_id', '=', tenantId).where('table_id', '=', row.table_id).where('status', '=', 'open').executeTakeFirst();
-          if (known) {
-            row = { ...row, status: 'merged', merged_into: known.id, closed_at: change.created_at, conflict: MERGED_NOTE, updated_at: change.created_at };
-            conflict = MERGED_NOTE;
-          }
+        const known = (await store.openBills(tenantId, row.table_id))[0];
+        if (known) {
+          row = { ...row, status: 'merged', merged_into: known.id, closed_at: change.created_at, conflict: MERGED_NOTE, updated_at: change.created_at };
+          conflict = MERGED_NOTE;
         }
-        await trx.insertInto('bills').values(row).execute();
+        await store.insertBill(row);
         return { payload: { bill: strip(row) }, ...(conflict ? { conflict } : {}) };
       }
       case 'bill.round_added': {
         const p = parsePayload(RoundPayload, change.payload, 'een rekening');
         if (p.round.bill_id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een rekening.');
         if (ctx.mode === 'merge') {
-          await assertTenantRef(trx, 'bills', p.round.bill_id, tenantId, 'Deze rekening');
-          const bill = await trx.selectFrom('bills').select('table_id').where('id', '=', p.round.bill_id).executeTakeFirstOrThrow();
+          const bill = await store.bill(p.round.bill_id);
+          if (!bill || bill.tenant_id !== tenantId) throw new RejectOp('Deze rekening bestaat niet bij dit restaurant.');
           if (bill.table_id !== p.round.table_id) throw new RejectOp('Deze ronde hoort bij een andere tafel dan haar rekening.');
           // The order itself follows in the same push (hooks run before the order's own change is recorded).
-          const foreign = await trx.selectFrom('orders').select('id').where('id', '=', p.round.order_id).where('tenant_id', '!=', tenantId).executeTakeFirst();
-          if (foreign) throw new RejectOp('De bestelling van deze rekening hoort bij een ander restaurant.');
-          const other = await trx.selectFrom('bill_rounds').select('id').where('order_id', '=', p.round.order_id).where('id', '!=', p.round.id).executeTakeFirst();
-          if (other) throw new RejectOp('Deze bestelling staat al op een rekening.');
+          if (await store.foreignOrder(tenantId, p.round.order_id)) throw new RejectOp('De bestelling van deze rekening hoort bij een ander restaurant.');
+          if (await store.otherRound(p.round.order_id, p.round.id)) throw new RejectOp('Deze bestelling staat al op een rekening.');
         }
-        await insertIfAbsent(trx, 'bill_rounds', { ...p.round, tenant_id: tenantId });
+        await store.addRound({ ...p.round, tenant_id: tenantId });
         return;
       }
       case 'bill.payment_recorded': {
         const p = parsePayload(PaymentPayload, change.payload, 'een betaling');
         if (p.payment.bill_id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een betaling.');
+        let closed = false;
         if (ctx.mode === 'merge') {
-          await assertTenantRef(trx, 'bills', p.payment.bill_id, tenantId, 'De rekening van deze betaling');
-          await assertTenantRef(trx, 'users', p.payment.created_by, tenantId, 'De medewerker van deze betaling');
-          if (p.payment.order_id && (await trx.selectFrom('orders').select('id').where('id', '=', p.payment.order_id).where('tenant_id', '!=', tenantId).executeTakeFirst())) {
+          const bill = await store.bill(p.payment.bill_id);
+          if (!bill || bill.tenant_id !== tenantId) throw new RejectOp('De rekening van deze betaling bestaat niet bij dit restaurant.');
+          await store.assertUser(tenantId, p.payment.created_by, 'De medewerker van deze betaling');
+          if (p.payment.order_id && (await store.foreignOrder(tenantId, p.payment.order_id))) {
             throw new RejectOp('De bestelling van deze betaling hoort bij een ander restaurant.');
           }
           if (p.payment.amount_cents < 1) throw new RejectOp('Een betaling is minstens 1 cent.');
+          closed = bill.status === 'closed';
         }
-        const bill = await trx.selectFrom('bills').select('status').where('id', '=', p.payment.bill_id).executeTakeFirst();
-        await insertIfAbsent(trx, 'bill_payments', { ...p.payment, tenant_id: tenantId });
-        if (ctx.mode === 'merge' && bill?.status === 'closed') {
-          return { conflict: 'Betaling ontvangen voor een rekening die al gesloten was; controleer de rekening.' };
-        }
+        await store.addPayment({ ...p.payment, tenant_id: tenantId });
+        if (closed) return { conflict: 'Betaling ontvangen voor een rekening die al gesloten was; controleer de rekening.' };
         return;
       }
       case 'bill.closed': {
         const p = parsePayload(BillPayload, change.payload, 'een rekening');
         if (p.bill.id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een rekening.');
-        const existing = (await sameTenant(trx, 'bills', change.entity_id, tenantId)) as BillsTable | undefined;
+        const existing = await ownBill(store, change.entity_id, tenantId);
         if (ctx.mode === 'adopt') {
-          await adoptBill(trx, tenantId, billRow(p.bill, tenantId));
+          await adoptBill(store, tenantId, billRow(p.bill, tenantId));
           return;
         }
         if (!existing) throw new RejectOp('Rekening niet gevonden.');
         if (p.bill.status !== 'closed' || p.bill.close_reason === null) throw new RejectOp('Ongeldige wijziging voor een rekening.');
-        await assertTenantRef(trx, 'users', p.bill.closed_by, tenantId, 'De medewerker die de rekening sloot');
+        await store.assertUser(tenantId, p.bill.closed_by, 'De medewerker die de rekening sloot');
         if (existing.status === 'open') {
-          const row: BillsTable = { ...existing, status: 'closed', closed_at: p.bill.closed_at ?? change.created_at, close_reason: p.bill.close_reason, closed_by: p.bill.closed_by, updated_at: p.bill.updated_at };
-          await trx.updateTable('bills').set(row).where('id', '=', row.id).execute();
-          return { payload: { bill: strip(row) } };
+          const patch = { status: 'closed', closed_at: p.bill.closed_at ?? change.created_at, close_reason: p.bill.close_reason, closed_by: p.bill.closed_by, updated_at: p.bill.updated_at } as const;
+          await store.updateBill(existing, patch);
+          return { payload: { bill: strip({ ...existing, ...patch }) } };
         }
         if (existing.status === 'merged') {
           return { payload: { bill: strip(existing) }, conflict: 'Deze rekening was samengevoegd met de open rekening van dezelfde tafel; die blijft open tot alles betaald is.' };
@@ -250,9 +592,9 @@ const billDescriptor: EntityDescriptor = {
       case 'bill.snapshot': {
         if (ctx.mode !== 'adopt') throw new RejectOp('Een momentopname van een rekening komt alleen uit de cloud.');
         const p = parsePayload(BillSnapshot, change.payload, 'een rekening');
-        await adoptBill(trx, tenantId, billRow(p.bill, tenantId));
-        for (const r of p.rounds) await insertIfAbsent(trx, 'bill_rounds', { ...r, tenant_id: tenantId });
-        for (const pay of p.payments) await insertIfAbsent(trx, 'bill_payments', { ...pay, tenant_id: tenantId });
+        await adoptBill(store, tenantId, billRow(p.bill, tenantId));
+        for (const r of p.rounds) await store.addRound({ ...r, tenant_id: tenantId });
+        for (const pay of p.payments) await store.addPayment({ ...pay, tenant_id: tenantId });
         return;
       }
       default:

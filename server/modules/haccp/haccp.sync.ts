@@ -109,7 +109,7 @@ function ledgerDescriptor(spec: LedgerSpec): EntityDescriptor {
       if (await haccpRepository.positionTaken(trx, table, change.tenant_id, rec.origin, rec.chain_seq, rec.id)) {
         throw new RejectOp(`Op deze plaats in de keten (nr. ${rec.chain_seq}) staat al een andere ${spec.what}.`);
       }
-      for (const [refTable, id, what] of spec.refs(rec as never)) await assertTenantRef(trx, refTable, id, change.tenant_id, what);
+      for (const [refTable, id, what] of spec.refs(rec as never)) await assertTenantRef(trx, refTable, id, change.tenant_id, what, ctx.batch);
       await trx.insertInto(table as 'haccp_actions').values(spec.toRow(rec as never, change.tenant_id) as never).execute();
     },
     async snapshot(db: Db, tenantId: string, after: string | null, limit: number) {

@@ -227,7 +227,7 @@ async function applyLease(trx: Tx, change: SyncChange, ctx: ApplyContext): Promi
   if (change.kind !== 'loyalty.lease_returned' || row.points >= 0 || row.device_id !== change.origin) {
     throw new RejectOp('Alleen de cloud geeft punten in bewaring; een kassa kan alleen haar eigen punten teruggeven.');
   }
-  await assertTenantRef(trx, 'loyalty_customers', row.customer_id, tenantId, 'De klant');
+  await assertTenantRef(trx, 'loyalty_customers', row.customer_id, tenantId, 'De klant', ctx.batch);
   if (existing) return;
   const root = (await rootOf(trx, tenantId, row.customer_id))!;
   const held = (await repo.accountsOf(trx, [root.id])).find((a) => a.holder === row.device_id);

@@ -67,7 +67,7 @@ function menuDescriptor(entity: 'category' | 'product', table: MenuTable, column
       }
       if (ctx.mode === 'merge' && current?.archived_at && !next.archived_at) next.archived_at = current.archived_at;
       if (fromDevice && table === 'products' && next.category_id && next.category_id !== current?.category_id) {
-        await assertTenantRef(trx, 'categories', next.category_id as string, change.tenant_id, 'De categorie van dit product');
+        await assertTenantRef(trx, 'categories', next.category_id as string, change.tenant_id, 'De categorie van dit product', ctx.batch);
       }
       if (next.archived_at && table === 'products') next.available = 0;
       await upsertById(trx, table, next as { id: string } & Record<string, unknown>);

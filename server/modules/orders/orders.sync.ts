@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
 import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
-import { insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
+import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload, preloadTenantRefs } from '../../../sync/apply-helpers.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
 import { CreateProductBody } from '../menu/menu.schemas.js';
 import { toOrderDto } from './orders.service.js';
@@ -95,20 +95,36 @@ const PushedPaid = z.object({
     .optional(),
 });
 
-/** Ids this batch has already found to be rows of the tenant (a push chunk names the same products many times). */
-class KnownRefs implements BatchState {
-  readonly ids = new Set<string>();
+/** Every id must be a row of `table` of this tenant (archived rows count: an order taken offline may name a product archived since). */
+const assertRefs = (trx: Tx, ctx: ApplyContext, table: TableName, ids: Array<string | null | undefined>, what: string) => assertTenantRefs(trx, table, ids, ctx.tenantId, what, ctx.batch);
+
+/** Once per batch: the products, staff and tables every order op of the batch names, in one statement per table. */
+class RefsPreloaded implements BatchState {
   async flush(): Promise<void> {}
 }
 
-/** Every id must be a row of `table` of this tenant (archived rows count: an order taken offline may name a product archived since). */
-async function assertRefs(trx: Tx, ctx: ApplyContext, table: TableName, ids: Array<string | null | undefined>, what: string): Promise<void> {
-  const known = ctx.batch?.state(`order-refs:${table}`, () => new KnownRefs()).ids;
-  const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string' && !known?.has(id)))];
-  if (wanted.length === 0) return;
-  const rows = await trx.selectFrom(table as 'users').select('id').where('tenant_id', '=', ctx.tenantId).where('id', 'in', wanted).execute();
-  if (rows.length !== wanted.length) throw new RejectOp(`${what} bestaat niet bij dit restaurant.`);
-  for (const r of rows) known?.add(r.id);
+async function preloadRefs(trx: Tx, ctx: ApplyContext): Promise<void> {
+  const batch = ctx.batch;
+  if (!batch) return;
+  let fresh = false;
+  batch.state('orders-refs', () => ((fresh = true), new RefsPreloaded()));
+  if (!fresh) return;
+  const products = new Set<string>();
+  const users = new Set<string>();
+  const tables = new Set<string>();
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  for (const c of batch.changes) {
+    if (c.entity !== 'order' || !c.payload || typeof c.payload !== 'object') continue;
+    const p = c.payload as { order?: { items?: unknown; table_id?: unknown }; created_by?: unknown; history?: { user_id?: unknown }; payment?: { by?: unknown } };
+    for (const u of [str(p.created_by), str(p.history?.user_id), str(p.payment?.by)]) if (u) users.add(u);
+    if (c.kind !== 'order.created') continue;
+    const t = str(p.order?.table_id);
+    if (t) tables.add(t);
+    if (Array.isArray(p.order?.items)) for (const i of p.order.items as Array<{ product_id?: unknown }>) if (str(i?.product_id)) products.add(i.product_id as string);
+  }
+  await preloadTenantRefs(trx, 'products', products, ctx.tenantId, batch);
+  await preloadTenantRefs(trx, 'users', users, ctx.tenantId, batch);
+  await preloadTenantRefs(trx, 'floor_tables', tables, ctx.tenantId, batch);
 }
 
 /**
@@ -117,6 +133,7 @@ async function assertRefs(trx: Tx, ctx: ApplyContext, table: TableName, ids: Arr
  */
 async function validatePushed(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<Record<string, unknown>> {
   const p = change.payload as Record<string, unknown>;
+  await preloadRefs(trx, ctx);
   if (change.kind === 'order.created') {
     const c = parsePayload(PushedCreated, p, 'een bestelling');
     if (c.order.id !== change.entity_id) throw new RejectOp('Ongeldige bestelling.');
@@ -150,6 +167,19 @@ type Loaded = { row: OrdersTable; items: OrderItemsTable[] };
 
 /** The order row and its items (by position) in one statement (a left join), or undefined. */
 async function loadOrder(trx: Tx, orderId: string): Promise<Loaded | undefined> {
+  return (await loadOrders(trx, [orderId])).get(orderId);
+}
+
+/** Orders with their items (by position), in one statement per 200 ids (a left join). */
+async function loadOrders(trx: Tx, orderIds: string[]): Promise<Map<string, Loaded>> {
+  const out = new Map<string, Loaded>();
+  for (let i = 0; i < orderIds.length; i += 200) {
+    for (const [id, loaded] of await loadOrderSlice(trx, orderIds.slice(i, i + 200))) out.set(id, loaded);
+  }
+  return out;
+}
+
+async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, Loaded>> {
   const rows = await trx
     .selectFrom('orders')
     .leftJoin('order_items', 'order_items.order_id', 'orders.id')
@@ -164,27 +194,30 @@ async function loadOrder(trx: Tx, orderId: string): Promise<Loaded | undefined> 
       'order_items.total_cents as i_total_cents',
       'order_items.notes as i_notes',
     ])
-    .where('orders.id', '=', orderId)
+    .where('orders.id', orderIds.length === 1 ? '=' : 'in', orderIds.length === 1 ? orderIds[0]! : orderIds)
+    .orderBy('orders.id')
     .orderBy('order_items.position')
     .execute();
-  const first = rows[0];
-  if (!first) return undefined;
-  const { i_id: _i, i_position: _p, i_product_id: _pr, i_name: _n, i_quantity: _q, i_unit_price_cents: _u, i_total_cents: _t, i_notes: _no, ...row } = first;
-  const items: OrderItemsTable[] = rows
-    .filter((r) => r.i_id !== null)
-    .map((r) => ({
-      id: r.i_id!,
+  const out = new Map<string, Loaded>();
+  for (const r of rows) {
+    const { i_id, i_position, i_product_id, i_name, i_quantity, i_unit_price_cents, i_total_cents, i_notes, ...row } = r;
+    let loaded = out.get(row.id);
+    if (!loaded) out.set(row.id, (loaded = { row, items: [] }));
+    if (i_id === null) continue;
+    loaded.items.push({
+      id: i_id,
       tenant_id: row.tenant_id,
       order_id: row.id,
-      position: r.i_position!,
-      product_id: r.i_product_id!,
-      name: r.i_name!,
-      quantity: r.i_quantity!,
-      unit_price_cents: r.i_unit_price_cents!,
-      total_cents: r.i_total_cents!,
-      notes: r.i_notes ?? null,
-    }));
-  return { row, items };
+      position: i_position!,
+      product_id: i_product_id!,
+      name: i_name!,
+      quantity: i_quantity!,
+      unit_price_cents: i_unit_price_cents!,
+      total_cents: i_total_cents!,
+      notes: i_notes ?? null,
+    });
+  }
+  return out;
 }
 
 type Claim = Pick<OrdersTable, 'id' | 'tenant_id' | 'business_day' | 'number' | 'idempotency_key'>;
@@ -206,6 +239,36 @@ async function readClaims(trx: Tx, tenantId: string, id: string, day: string, nu
     )
     .execute();
 }
+
+/** `readClaims` for many new orders of one tenant at once (a batch's prefetch): a superset, filtered per order by `claimsOf`. */
+async function readClaimsMany(trx: Tx, tenantId: string, wanted: ReadonlyArray<{ id: string; day: string; number: string; key: string | null }>): Promise<Claim[]> {
+  const out: Claim[] = [];
+  for (let i = 0; i < wanted.length; i += 300) {
+    const slice = wanted.slice(i, i + 300);
+    const ids = slice.map((w) => w.id);
+    const days = [...new Set(slice.map((w) => w.day))];
+    const numbers = [...new Set(slice.map((w) => w.number))];
+    const keys = [...new Set(slice.map((w) => w.key).filter((k): k is string => k !== null))];
+    out.push(
+      ...(await trx
+        .selectFrom('orders')
+        .select(['id', 'tenant_id', 'business_day', 'number', 'idempotency_key'])
+        .where((eb) =>
+          eb.or([
+            eb('id', 'in', ids),
+            eb.and([eb('tenant_id', '=', tenantId), eb('business_day', 'in', days), eb('number', 'in', numbers)]),
+            ...(keys.length ? [eb.and([eb('tenant_id', '=', tenantId), eb('idempotency_key', 'in', keys)])] : []),
+          ]),
+        )
+        .execute()),
+    );
+  }
+  return out;
+}
+
+/** What `readClaims` would have answered, out of a superset of rows. */
+const claimsOf = (rows: Claim[], tenantId: string, id: string, day: string, number: string, key: string | null) =>
+  rows.filter((c) => c.id === id || (c.tenant_id === tenantId && ((c.business_day === day && c.number === number) || (key !== null && c.idempotency_key === key))));
 
 interface Clashes {
   existing?: Pick<OrdersTable, 'tenant_id' | 'number' | 'idempotency_key'>;
@@ -268,11 +331,56 @@ class OrdersBatch implements OrderStore, BatchState {
   private readonly numbers = new Map<string, string>();
   private readonly keys = new Map<string, string>();
 
+  /** The batch's prefetch (see `prefetch`): database rows, at the batch's start, that may claim the number or key of one of its new orders. */
+  private claims: Claim[] = [];
+  /** New orders of the batch whose claims are in `claims`. */
+  private readonly covered = new Set<string>();
+  private prefetched = false;
+
   constructor(
     private readonly trx: Tx,
     /** See directStore: a line id that exists already fails the flush, and the chunk is applied again op by op. */
     private readonly strict = false,
+    /** The batch's changes (ApplyBatch.changes) and tenant, for the prefetch. */
+    private readonly upcoming: ReadonlyArray<SyncChange> = [],
+    private readonly tenantId = '',
   ) {}
+
+  /**
+   * Once, at first use: what the batch's order changes will read, in a few statements instead of
+   * one or two per op: the claims on the numbers and keys of its new orders, and the orders its
+   * status and payment changes move (with their items). The batch writes orders only at its flush,
+   * so the database shows these rows as they were at its start all along; later ops see earlier
+   * ops' work through `entries`, as without the prefetch.
+   */
+  private async prefetch(): Promise<void> {
+    if (this.prefetched) return;
+    this.prefetched = true;
+    const creates: Array<{ id: string; day: string; number: string; key: string | null }> = [];
+    const moved = new Set<string>();
+    for (const c of this.upcoming) {
+      if (c.entity !== 'order' || c.tenant_id !== this.tenantId) continue;
+      const p = c.payload as Partial<CreatedPayload> | null;
+      if (c.kind === 'order.created' || c.kind === 'order.snapshot') {
+        const o = p?.order;
+        if (o && typeof o.id === 'string' && o.id === c.entity_id && typeof o.number === 'string' && typeof p.business_day === 'string') {
+          creates.push({ id: o.id, day: p.business_day, number: o.number, key: typeof p.idempotency_key === 'string' ? p.idempotency_key : null });
+        }
+      } else if (c.kind === 'order.status_changed' || c.kind === 'order.paid') moved.add(c.entity_id);
+    }
+    if (creates.length > 0) {
+      this.claims = await readClaimsMany(this.trx, this.tenantId, creates);
+      for (const w of creates) this.covered.add(w.id);
+    }
+    for (const w of creates) moved.delete(w.id);
+    const wanted = [...moved].filter((id) => !this.entries.has(id));
+    if (wanted.length === 0) return;
+    for (const [id, found] of await loadOrders(this.trx, wanted)) {
+      if (this.entries.has(id)) continue;
+      this.entries.set(id, { ...found, isNew: false, patch: {} });
+      this.index(found.row);
+    }
+  }
 
   private index(row: OrdersTable): void {
     this.numbers.set(numberKey(row), row.id);
@@ -287,6 +395,7 @@ class OrdersBatch implements OrderStore, BatchState {
   }
 
   async get(id: string): Promise<Loaded | undefined> {
+    await this.prefetch();
     const cached = this.entries.get(id);
     if (cached) return cached;
     const found = await loadOrder(this.trx, id);
@@ -298,9 +407,10 @@ class OrdersBatch implements OrderStore, BatchState {
   }
 
   async clashes(tenantId: string, id: string, day: string, number: string, key: string | null): Promise<Clashes> {
+    await this.prefetch();
     const cached = this.entries.get(id);
     if (cached) return { existing: cached.row };
-    const claims = await readClaims(this.trx, tenantId, id, day, number, key);
+    const claims = this.covered.has(id) && tenantId === this.tenantId ? claimsOf(this.claims, tenantId, id, day, number, key) : await readClaims(this.trx, tenantId, id, day, number, key);
     // A database row whose order this batch already changed speaks for its old values only.
     const stale = (c: Claim) => {
       const e = this.entries.get(c.id);
@@ -349,7 +459,7 @@ class OrdersBatch implements OrderStore, BatchState {
 
 const storeFor = (trx: Tx, ctx: ApplyContext): OrderStore => {
   const strict = ctx.side === 'cloud' && ctx.mode === 'merge';
-  return ctx.batch ? ctx.batch.state('orders', () => new OrdersBatch(trx, strict)) : directStore(trx, strict);
+  return ctx.batch ? ctx.batch.state('orders', () => new OrdersBatch(trx, strict, ctx.batch!.changes, ctx.tenantId)) : directStore(trx, strict);
 };
 
 async function addHistory(trx: Tx, change: SyncChange, h: OrderStatusHistoryTable | undefined, ctx: ApplyContext): Promise<void> {

@@ -83,7 +83,7 @@ export const paymentsSync: EntityDescriptor[] = [
       const parsed = parsePayload(RefundPayload, change.payload, 'een terugbetaling').refund;
       if (parsed.id !== change.entity_id) throw new RejectOp('Ongeldige terugbetaling.');
       const incoming = { ...pickColumns<PaymentRefundsTable>(parsed, REFUND_COLUMNS), tenant_id: change.tenant_id };
-      await assertTenantRef(trx, 'payments', incoming.payment_id, change.tenant_id, 'De betaling');
+      await assertTenantRef(trx, 'payments', incoming.payment_id, change.tenant_id, 'De betaling', ctx.batch);
       if (ctx.side === 'cloud') {
         const payment = await trx.selectFrom('payments').select('origin').where('id', '=', incoming.payment_id).executeTakeFirstOrThrow();
         if (payment.origin !== change.origin) throw new RejectOp('Deze betaling hoort bij een ander systeem.');

@@ -103,8 +103,8 @@ export const reservationsSync: EntityDescriptor[] = [
       if (change.kind === 'reservation.snapshot') throw new RejectOp('Een momentopname van een reservering komt alleen uit de cloud.');
       if (change.kind === 'reservation.created') {
         if (current) return { payload: { reservation: strip(current) } };
-        await assertTenantRef(trx, 'floor_tables', incoming.table_id, tenantId, 'De tafel van deze reservering');
-        await assertTenantRef(trx, 'users', incoming.created_by, tenantId, 'De medewerker van deze reservering');
+        await assertTenantRef(trx, 'floor_tables', incoming.table_id, tenantId, 'De tafel van deze reservering', ctx.batch);
+        await assertTenantRef(trx, 'users', incoming.created_by, tenantId, 'De medewerker van deze reservering', ctx.batch);
         await assertWindow(trx, incoming);
         if (incoming.status !== 'booked') throw new RejectOp('Een nieuwe reservering moet geboekt zijn.');
         const placed = await placeArriving(trx, incoming);
@@ -119,7 +119,7 @@ export const reservationsSync: EntityDescriptor[] = [
       let next: ReservationsTable = { ...current, ...(fields as Partial<ReservationsTable>), updated_at: incoming.updated_at > current.updated_at ? incoming.updated_at : current.updated_at };
       let conflict: string | undefined;
       if (typeof fields.table_id === 'string' && fields.table_id !== current.table_id) {
-        await assertTenantRef(trx, 'floor_tables', fields.table_id, tenantId, 'De tafel van deze reservering');
+        await assertTenantRef(trx, 'floor_tables', fields.table_id, tenantId, 'De tafel van deze reservering', ctx.batch);
         if (HOLDING.includes(next.status as (typeof HOLDING)[number]) && (await collides(trx, next, fields.table_id))) {
           conflict = `Dubbel geboekt: tafel ${await tableName(trx, fields.table_id)} is op ${next.date} om ${next.time} al gereserveerd. Verplaats of annuleer een van de reserveringen.`;
           next = { ...next, conflict };

@@ -61,14 +61,14 @@ export const shiftsSync: EntityDescriptor[] = [
       const parsed = parsePayload(ShiftRowSchema, p.shift, 'een dienst');
       if (parsed.id !== change.entity_id) throw new RejectOp('Ongeldige dienst.');
       if (parsed.end_at !== null && timeProblems(parsed.start_at, parsed.end_at, parsed.break_minutes).length) throw new RejectOp('Ongeldige tijden in een dienst.');
-      await assertTenantRef(trx, 'users', parsed.user_id, change.tenant_id, 'De medewerker');
-      await assertTenantRef(trx, 'users', parsed.created_by, change.tenant_id, 'Wie de dienst vastlegde');
-      await assertTenantRef(trx, 'users', parsed.closed_by, change.tenant_id, 'Wie de dienst afsloot');
+      await assertTenantRef(trx, 'users', parsed.user_id, change.tenant_id, 'De medewerker', ctx.batch);
+      await assertTenantRef(trx, 'users', parsed.created_by, change.tenant_id, 'Wie de dienst vastlegde', ctx.batch);
+      await assertTenantRef(trx, 'users', parsed.closed_by, change.tenant_id, 'Wie de dienst afsloot', ctx.batch);
       const corrections: ShiftCorrectionsTable[] = [];
       for (const c of [...(p.correction !== undefined ? [p.correction] : []), ...(Array.isArray(p.corrections) ? p.corrections : [])]) {
         const r = parsePayload(ShiftCorrectionRowSchema, c, 'een correctie van een dienst');
         if (r.shift_id !== parsed.id) throw new RejectOp('Ongeldige correctie van een dienst.');
-        await assertTenantRef(trx, 'users', r.changed_by, change.tenant_id, 'Wie de dienst corrigeerde');
+        await assertTenantRef(trx, 'users', r.changed_by, change.tenant_id, 'Wie de dienst corrigeerde', ctx.batch);
         corrections.push({ ...pick<ShiftCorrectionsTable>(r as Record<string, unknown>, CORRECTION_COLUMNS), tenant_id: change.tenant_id } as ShiftCorrectionsTable);
       }
       const utc = (t: string) => new Date(t).toISOString(); // one representation of time everywhere (and comparable as text)

@@ -18,14 +18,14 @@ export const wasteSync: EntityDescriptor[] = [
     entity: 'waste',
     merge: 'ledger',
     tables: ['waste_entries'],
-    async apply(trx, change) {
+    async apply(trx, change, ctx) {
       if (change.kind !== 'waste.recorded' && change.kind !== 'waste.snapshot') throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
       const p = (change.payload ?? {}) as { entry?: unknown };
       const entry = parsePayload(WasteRowSchema, p.entry, 'een afvalregistratie');
       if (entry.id !== change.entity_id) throw new RejectOp('Ongeldige afvalregistratie.');
-      await assertTenantRef(trx, 'products', entry.product_id, change.tenant_id, 'Het product');
-      if (entry.location_id) await assertTenantRef(trx, 'locations', entry.location_id, change.tenant_id, 'De locatie');
-      await assertTenantRef(trx, 'users', entry.created_by, change.tenant_id, 'De medewerker');
+      await assertTenantRef(trx, 'products', entry.product_id, change.tenant_id, 'Het product', ctx.batch);
+      if (entry.location_id) await assertTenantRef(trx, 'locations', entry.location_id, change.tenant_id, 'De locatie', ctx.batch);
+      await assertTenantRef(trx, 'users', entry.created_by, change.tenant_id, 'De medewerker', ctx.batch);
       const row = { ...pick<WasteEntriesTable>(entry as Record<string, unknown>, COLUMNS), tenant_id: change.tenant_id } as WasteEntriesTable;
       const existing = await trx.selectFrom('waste_entries').select('tenant_id').where('id', '=', row.id).executeTakeFirst();
       if (existing && existing.tenant_id !== change.tenant_id) throw new RejectOp('Deze afvalregistratie hoort bij een ander restaurant.');

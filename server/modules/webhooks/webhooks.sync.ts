@@ -34,7 +34,7 @@ export const webhooksSync: EntityDescriptor[] = [
       if (fromDevice && !(current && p.deleted_at !== null)) {
         throw new RejectOp('Een webhook wordt alleen in de cloud aangemaakt of gewijzigd; een apparaat mag een webhook alleen verwijderen.');
       }
-      if (!current) await assertTenantRef(trx, 'users', p.created_by, change.tenant_id, 'De maker van de webhook');
+      if (!current) await assertTenantRef(trx, 'users', p.created_by, change.tenant_id, 'De maker van de webhook', ctx.batch);
       const deleted_at = ctx.mode === 'adopt' ? (p.deleted_at ?? current?.deleted_at ?? null) : (current?.deleted_at ?? p.deleted_at);
       const row: WebhookSubscriptionsTable = {
         id: p.id,
