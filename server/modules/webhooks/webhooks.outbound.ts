@@ -151,6 +151,16 @@ export interface PostResult {
   ms: number;
 }
 
+/**
+ * One pool of kept-alive connections per protocol, keyed by host and port (Node's agent). Free
+ * connections close before the receiver's own keep-alive timeout (Node honours its `Keep-Alive:
+ * timeout=` hint) and never keep the process alive.
+ */
+const keepAlive = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 8, timeout: 30_000 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 8, timeout: 30_000 }),
+};
+
 /** A lookup that answers with the address already checked, so the connection goes exactly there (no second DNS answer: rebinding). */
 const pinned =
   (a: ResolvedAddress): LookupFunction =>
@@ -208,7 +218,7 @@ export async function postOnce(
     } catch (err) {
       return done({ ok: false, status: null, error: describeError(err, timedOut ? opts.timeoutMs : null), final: err instanceof AddressRefused });
     }
-    const status = await new Promise<number>((resolve, reject) => {
+    const attemptOn = (agent: http.Agent | false) => new Promise<number>((resolve, reject) => {
       const mod = target.protocol === 'https:' ? https : http;
       const req = mod.request(
         {
@@ -225,9 +235,10 @@ export async function postOnce(
             ...headers,
           },
           lookup: pinned(addresses[0]!),
-          // A fresh connection per attempt: a kept-alive one the receiver closes just as a request is
-          // written fails after the receiver may have handled it, and would be sent twice.
-          agent: false,
+          // Kept-alive connections per receiver (a busy queue sends thousands of deliveries to one
+          // URL; a new TCP connection for each cost more than the request). A reused connection is
+          // always to an address that was checked when it was opened.
+          agent,
           signal: controller.signal,
         },
         (res) => {
@@ -237,9 +248,19 @@ export async function postOnce(
           res.on('error', reject);
         },
       );
-      req.on('error', reject);
+      req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
       req.end(body);
     });
+    let status: number;
+    try {
+      status = await attemptOn(keepAlive[target.protocol === 'https:' ? 'https' : 'http']);
+    } catch (err) {
+      // A kept-alive connection the receiver closed just as this request went out: the receiver never
+      // read it, so it is sent once more on a new connection (Node's advice for reused sockets).
+      const code = (err as { code?: string }).code;
+      if (!(err as { reusedSocket?: boolean }).reusedSocket || (code !== 'ECONNRESET' && code !== 'EPIPE') || timedOut) throw err;
+      status = await attemptOn(false);
+    }
     if (status >= 200 && status < 300) return done({ ok: true, status, error: null, final: false });
     return done({ ok: false, status, error: `De ontvanger antwoordde ${status}.`, final: false });
   } catch (err) {

@@ -233,6 +233,48 @@ describe('webhook delivery (CONTRACT §12)', () => {
     expect((await deliveries(s, hook.id))[0]).toMatchObject({ status: 'pending', attempts: 1, last_error: 'De verbinding werd geweigerd.' });
   });
 
+  it('deliveries to one receiver reuse a kept-alive connection; one the receiver drops as a request arrives is sent again at once, as the same attempt', async () => {
+    const s = await setup();
+    // A receiver that keeps connections alive, counts them, and drops its first connection, unanswered,
+    // when a second request arrives on it (a server closing an idle connection just as it is reused).
+    const http = await import('node:http');
+    const handled: Array<{ id: string; attempt: string; connection: number }> = [];
+    let connections = 0;
+    const server = http.createServer();
+    const numbers = new WeakMap<object, { n: number; requests: number }>();
+    server.on('connection', (socket) => numbers.set(socket, { n: ++connections, requests: 0 }));
+    server.on('request', (req, res) => {
+      const socket = numbers.get(req.socket)!;
+      socket.requests += 1;
+      if (socket.n === 1 && socket.requests === 2) {
+        req.socket.destroy();
+        return;
+      }
+      req.resume();
+      req.on('end', () => {
+        handled.push({ id: String(req.headers['x-service-delivery']), attempt: String(req.headers['x-service-attempt']), connection: socket.n });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+    const hook = await subscribe(s, url, ['order.created']);
+    for (let i = 0; i < 4; i++) await newOrder(s);
+    await settle(s.t);
+    await until(async () => (await deliveries(s, hook.id)).every((d) => d.status === 'delivered'), 5000, 'every delivery delivered');
+    const rows = await deliveries(s, hook.id);
+    expect(rows).toHaveLength(4);
+    // Each delivery reached the receiver exactly once, on its first attempt (the dropped request was never handled).
+    expect(handled.map((h) => h.id).sort()).toEqual(rows.map((d) => d.id).sort());
+    expect(handled.every((h) => h.attempt === '1')).toBe(true);
+    expect(rows.every((d) => d.attempts === 1)).toBe(true);
+    // Kept alive: the first connection carried one delivery and was dropped with the second on it; that
+    // one went again at once on a connection of its own; the rest share one kept-alive connection.
+    expect(handled.map((h) => h.connection)).toEqual([1, 2, 3, 3]);
+    expect(connections).toBe(3);
+  });
+
   it('an admin sends a failed delivery again: same id and bytes, fresh attempts; a delivered one is 409', async () => {
     const s = await setup();
     const hook = await subscribe(s, s.rx.url, ['order.created']);
