@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Tx } from '../server/db/connection.js';
+import { ROWS_PER_INSERT, type Tx } from '../server/db/connection.js';
 import { describeIssues } from '../server/shared/validation.js';
 import { RejectOp, type ApplyBatch, type ApplyContext, type BatchState, type SyncChange, type TableName } from './types.js';
 
@@ -28,14 +28,14 @@ export async function insertIfAbsent(trx: Tx, table: TableName, row: { id: strin
   return (await insertManyIfAbsent(trx, table, [row])) === 1;
 }
 
-/** `insertIfAbsent` for many rows of one table (same columns), in statements of up to 50 rows; returns how many were inserted. */
+/** `insertIfAbsent` for many rows of one table (same columns), in statements of up to ROWS_PER_INSERT rows; returns how many were inserted. */
 export async function insertManyIfAbsent(trx: Tx, table: TableName, rows: ReadonlyArray<{ id: string } & Record<string, unknown>>): Promise<number> {
   const t = table as 'users';
   let inserted = 0;
-  for (let i = 0; i < rows.length; i += 50) {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const res = await trx
       .insertInto(t)
-      .values(rows.slice(i, i + 50) as never)
+      .values(rows.slice(i, i + ROWS_PER_INSERT) as never)
       .onConflict((oc) => oc.column('id').doNothing())
       .executeTakeFirst();
     inserted += Number(res.numInsertedOrUpdatedRows ?? 0);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { ChangeInput, ChangeLog, Writer } from '../server/db/change-log.js';
-import type { Db, Executor } from '../server/db/connection.js';
+import { ROWS_PER_INSERT, type Db, type Executor } from '../server/db/connection.js';
 import type { SyncDevicesTable, SyncOpsTable } from '../server/db/database.js';
 import { isUniqueViolation } from '../server/db/errors.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
@@ -61,7 +61,7 @@ const toDeviceDto = (d: DeviceRow): DeviceDto => ({
 export const unavailable = () => new AppError('INTERNAL', 'De cloud is tijdelijk niet beschikbaar; de synchronisatie probeert het zo opnieuw.', { status: 503, headers: { 'retry-after': '5' } });
 
 /** Ops per push transaction: one commit (and fsync) per chunk instead of per op, while the tenant's write lock is never held for long. */
-export const PUSH_TX_OPS = 100;
+export const PUSH_TX_OPS = 250;
 
 /** An op of an optimistic chunk failed: roll the chunk back and apply it again with a savepoint per op. */
 class RetrySafely extends Error {
@@ -362,7 +362,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       }
       for (const r of repeats) results[r.at] = { ...results[r.of]!, duplicate: true };
       const fresh = [...firstAt.values()].filter((at) => !unstored.has(at)).map((at) => toRow(device, results[at]!, w.now));
-      for (let i = 0; i < fresh.length; i += 50) await w.trx.insertInto('sync_ops').values(fresh.slice(i, i + 50)).execute();
+      for (let i = 0; i < fresh.length; i += ROWS_PER_INSERT) await w.trx.insertInto('sync_ops').values(fresh.slice(i, i + ROWS_PER_INSERT)).execute();
       if (maxSeq > 0) await w.trx.updateTable('sync_devices').set({ last_device_seq: advance(maxSeq) }).where('id', '=', device.id).execute();
       return results;
     });

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { SqliteAdapter, sql } from 'kysely';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
-import type { Db, Executor, Tx } from './connection.js';
+import { ROWS_PER_INSERT, type Db, type Executor, type Tx } from './connection.js';
 
 /**
  * The one write path (ARCHITECTURE §3). Every domain write runs inside `ChangeLog.write`, which
@@ -202,7 +202,7 @@ export async function appendChanges(trx: Tx, tenantId: string, origin: string, n
     payload: JSON.stringify(change.payload ?? null),
     created_at: change.createdAt ?? now,
   }));
-  for (let i = 0; i < rows.length; i += 50) await trx.insertInto('change_log').values(rows.slice(i, i + 50)).execute();
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await trx.insertInto('change_log').values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
   return rows.map((row, i) => ({ ...row, payload: changes[i]!.payload ?? null }));
 }
 

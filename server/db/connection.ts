@@ -12,6 +12,13 @@ export type Tx = Transaction<Database>;
 /** Repositories take either: the caller owns the transaction. */
 export type Executor = Db | Tx;
 
+/**
+ * Rows per multi-row INSERT (sync batches, the change log): few statements for a push chunk or a
+ * pull page, far below either database's limit on bound parameters (PostgreSQL 65,535; SQLite
+ * 32,766) for tables of up to 60 columns.
+ */
+export const ROWS_PER_INSERT = 500;
+
 // bigint (int8) and numeric come back from pg as strings; every value we store fits a JS number.
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));

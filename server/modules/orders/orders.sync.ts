@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Tx } from '../../db/connection.js';
+import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
 import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload, preloadTenantRefs } from '../../../sync/apply-helpers.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
@@ -448,7 +448,7 @@ class OrdersBatch implements OrderStore, BatchState {
         await trx.updateTable('orders').set(e.patch).where('id', '=', e.row.id).execute();
       }
     }
-    for (let i = 0; i < fresh.length; i += 50) await trx.insertInto('orders').values(fresh.slice(i, i + 50)).execute();
+    for (let i = 0; i < fresh.length; i += ROWS_PER_INSERT) await trx.insertInto('orders').values(fresh.slice(i, i + ROWS_PER_INSERT)).execute();
     const inserted = await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
     if (this.strict && inserted !== items.length) throw new Error('sync: an order line id of this batch exists already');
     this.entries.clear();

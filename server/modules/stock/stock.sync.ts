@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/connection.js';
+import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
 import type { LocationsTable, RecipesTable } from '../../db/database.js';
 import { assertTenantRef, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
@@ -173,8 +173,8 @@ class StockBatch implements BatchState {
     const inserted = new Set<string>();
     if (slots.length === 0) return inserted;
     const rows = slots.map((x) => x.row);
-    for (let i = 0; i < rows.length; i += 50) {
-      const r = await trx.insertInto('stock_movements').values(rows.slice(i, i + 50)).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+      const r = await trx.insertInto('stock_movements').values(rows.slice(i, i + ROWS_PER_INSERT)).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
       for (const { id } of r) inserted.add(id);
     }
     const dirty = new Map<string, { pair: Pair; added: MovementRow[]; replay: boolean }>();
