@@ -5,12 +5,19 @@
  * completed: 5 ops each) are pushed; Kysely's query log gives the time per statement text.
  *
  *   N=200 npx tsx bench/sync-push-sql.ts
+ *   GEN=bench/gen/floor.ts N=100 npx tsx bench/sync-push-sql.ts   (another area's offline work; see GenEnv)
+ *
+ * Prints the statements per entity (each descriptor's apply, and the chunk's own work) and the
+ * slowest statement texts.
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../server/config.js';
 import type { Database } from '../server/db/database.js';
-import { createRuntime } from '../server/runtime.js';
+import { createRuntime, type Runtime } from '../server/runtime.js';
+import { MODULE_DESCRIPTORS } from '../server/modules/sync-descriptors.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import path from 'node:path';
 import { SyncEngine } from '../sync/engine.js';
 import { syncRegistry } from '../server/modules/sync-descriptors.js';
 import { withQuery, type SyncTransport } from '../sync/transport.js';
@@ -21,13 +28,43 @@ const admin = new pg.Client({ connectionString: base });
 await admin.connect();
 await admin.query(`create schema ${schema}`);
 const stats = new Map<string, { n: number; ms: number }>();
+// Statements per entity: each descriptor's apply runs under its entity's name (AsyncLocalStorage); the rest is the chunk's own.
+const applying = new AsyncLocalStorage<string>();
+const byEntity = new Map<string, { n: number; ms: number; ops: number }>();
+for (const d of MODULE_DESCRIPTORS) {
+  const apply = d.apply;
+  d.apply = (trx, change, ctx) => {
+    if (on) {
+      const w = byEntity.get(d.entity) ?? { n: 0, ms: 0, ops: 0 };
+      w.ops++;
+      byEntity.set(d.entity, w);
+    }
+    return applying.run(d.entity, () => apply.call(d, trx, change, ctx));
+  };
+}
+/** What a generator (GEN=bench/gen/<area>.ts) gets: both runtimes, the engine, the tenant's staff member and 10 products. */
+export interface GenEnv {
+  cloud: Runtime;
+  app: Runtime;
+  engine: SyncEngine;
+  tenantId: string;
+  staffId: string;
+  products: string[];
+  actor: { tenantId: string; userId: string; via: 'pos' };
+  N: number;
+}
 let on = false;
 const pool = new pg.Pool({ connectionString: base, max: 10, options: `-c search_path=${schema}` });
 const db = new Kysely<Database>({
   dialect: new PostgresDialect({ pool }),
   log: (e) => {
     if (!on) return;
-    const k = e.query.sql.slice(0, 70);
+    const k = `${(applying.getStore() ?? 'chunk').padEnd(22)} ${e.query.sql.slice(0, 70)}`;
+    const who = applying.getStore() ?? 'chunk (dedupe, change log, sync_ops, commit)';
+    const w = byEntity.get(who) ?? { n: 0, ms: 0, ops: 0 };
+    w.n++;
+    w.ms += e.queryDurationMillis;
+    byEntity.set(who, w);
     const s = stats.get(k) ?? { n: 0, ms: 0 };
     s.n++;
     s.ms += e.queryDurationMillis;
@@ -52,12 +89,18 @@ try {
   await engine.syncOnce();
   const actor = { tenantId: tenant.id, userId: staff.id, via: 'pos' as const };
   const N = Math.max(1, Math.min(5000, Number(process.env.N ?? 200)));
-  for (let i = 0; i < N; i++) {
-    const { order } = await app.services.orders.create(actor, { items: Array.from({ length: 5 }, (_, k) => ({ product_id: prods[(i + k) % 10]!.id, quantity: 1 })) });
-    await app.services.orders.setStatus(actor, order.id, 'accepted');
-    await app.services.orders.setStatus(actor, order.id, 'ready');
-    await app.services.orders.markPaid(actor, order.id);
-    await app.services.orders.setStatus(actor, order.id, 'completed');
+  if (process.env.GEN) {
+    // Another area's offline work (bench/gen/<area>.ts): set up in the cloud, sync down, then generate on the appliance.
+    const gen = (await import(path.resolve(process.env.GEN))) as { generate(env: GenEnv): Promise<void> };
+    await gen.generate({ cloud, app, engine, tenantId: tenant.id, staffId: staff.id, products: prods.map((p) => p.id), actor, N });
+  } else {
+    for (let i = 0; i < N; i++) {
+      const { order } = await app.services.orders.create(actor, { items: Array.from({ length: 5 }, (_, k) => ({ product_id: prods[(i + k) % 10]!.id, quantity: 1 })) });
+      await app.services.orders.setStatus(actor, order.id, 'accepted');
+      await app.services.orders.setStatus(actor, order.id, 'ready');
+      await app.services.orders.markPaid(actor, order.id);
+      await app.services.orders.setStatus(actor, order.id, 'completed');
+    }
   }
   on = true;
   const t0 = performance.now();
@@ -81,6 +124,7 @@ try {
   let count = 0;
   for (const s of stats.values()) ((total += s.ms), (count += s.n));
   console.log(`push ${ops} ops ${pushMs.toFixed(0)} ms = ${(pushMs / ops).toFixed(2)} ms/op; sql ${count} statements (${(count / ops).toFixed(1)}/op) ${total.toFixed(0)} ms; pull ${pulled} in ${pullMs.toFixed(0)} ms`);
+  for (const [k, s] of [...byEntity].sort((a, b) => b[1].n - a[1].n)) console.log(`${k.padEnd(48)} ${String(s.n).padStart(7)} statements ${s.ms.toFixed(0).padStart(6)} ms${s.ops ? `  ${s.ops} ops, ${(s.n / s.ops).toFixed(2)} statements/op` : ''}`);
   for (const [k, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) console.log(`${s.ms.toFixed(0).padStart(6)} ms ${String(s.n).padStart(6)} ${(s.ms / s.n).toFixed(3)}  ${k}`);
   await app.close();
   await cloud.close();

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export type ServerKind = 'hello' | 'raw' | 'appliance' | 'cloud';
+export type ServerKind = 'hello' | 'raw' | 'appliance' | 'cloud' | 'receiver';
 
 /** What a bench server child reports once it listens on 127.0.0.1. */
 export interface Ready {
@@ -48,7 +48,14 @@ export function startServer(kind: ServerKind, opts: { execArgv?: string[]; env?:
     child.once('message', (m: Ready) => {
       clearTimeout(timer);
       child.removeAllListeners('exit');
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      let stopping = false;
+      const exited = new Promise<void>((r) =>
+        child.once('exit', (code, signal) => {
+          // Never silent: a child that goes away in the middle of a run (its time box, a crash, the OOM killer) says so.
+          if (!stopping) console.error(`bench: the ${kind} server child exited unasked (code ${code}, signal ${signal})`);
+          r();
+        }),
+      );
       resolve({
         kind,
         url: `http://127.0.0.1:${m.port}`,
@@ -56,6 +63,7 @@ export function startServer(kind: ServerKind, opts: { execArgv?: string[]; env?:
         child,
         stop: async () => {
           if (child.exitCode !== null || child.signalCode !== null) return;
+          stopping = true;
           child.send({ type: 'stop' });
           const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
           await exited;

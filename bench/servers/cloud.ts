@@ -4,6 +4,12 @@
 // orders that arrive during an outage) and answers {type:'web-orders-done', ms}. The schema is
 // dropped when the child stops.
 import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from '../../server/db/database.js';
+import { MODULE_DESCRIPTORS } from '../../server/modules/sync-descriptors.js';
+import { TxBatch } from '../../sync/apply-helpers.js';
+import { ChangeLog } from '../../server/db/change-log.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { loadConfig } from '../../server/config.js';
 import { createRuntime } from '../../server/runtime.js';
 import { ManualClock } from '../../server/shared/clock.js';
@@ -26,11 +32,87 @@ const clock = new ManualClock(new Date());
 let manual = false;
 const cloudClock = { now: () => (manual ? clock.now() : new Date()) };
 
+// Who issued each statement: the caller of ChangeLog.write (its first stack frame outside the change log), if any.
+const writer = new AsyncLocalStorage<string>();
+const byWriter = new Map<string, { n: number; ms: number }>();
+if (process.env.BENCH_SQL_PROFILE) {
+  const original = ChangeLog.prototype.write;
+  ChangeLog.prototype.write = function (this: ChangeLog, tenantId: string, fn: never) {
+    const frame = (new Error().stack ?? '').split('\n').slice(2).find((l) => !l.includes('change-log')) ?? '?';
+    const label = frame.trim().replace(/^at /, '').replace(/\(?file:\/\/\/work\/main\//, '').replace(/\)$/, '');
+    return writer.run(label, () => original.call(this, tenantId, fn));
+  } as typeof original;
+}
+
+// BENCH_SQL_PROFILE=1: time per SQL statement text (Kysely's query log), printed to stderr when the child stops.
+const profile = process.env.BENCH_SQL_PROFILE ? new Map<string, { n: number; ms: number }>() : null;
+function profiledHandle(stats: Map<string, { n: number; ms: number }>) {
+  const pool = new pg.Pool({ connectionString: PG_URL, max: 10, options: `-c search_path=${schema}` });
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (e) => {
+      const who = writer.getStore() ?? 'no change-log write';
+      const w = byWriter.get(who) ?? { n: 0, ms: 0 };
+      w.n++;
+      w.ms += e.queryDurationMillis;
+      byWriter.set(who, w);
+      const k = e.query.sql.replace(/\$\d+(, \$\d+)*/g, '$…').slice(0, 110);
+      const s = stats.get(k) ?? { n: 0, ms: 0 };
+      s.n++;
+      s.ms += e.queryDurationMillis;
+      stats.set(k, s);
+    },
+  });
+  return { db, dialect: 'postgres' as const, pgSchema: schema, ping: async () => true, close: () => db.destroy() };
+}
+function printProfile(stats: Map<string, { n: number; ms: number }>) {
+  let total = 0;
+  let count = 0;
+  for (const s of stats.values()) ((total += s.ms), (count += s.n));
+  const cpu = process.cpuUsage(cpuAtReset);
+  console.error(`bench cloud SQL profile: ${count} statements, ${total.toFixed(0)} ms waiting for PostgreSQL; cloud process CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`);
+  for (const [k, s] of [...byWriter].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} statements  by ${k}`);
+  for (const [k, s] of [...applyTimes].sort((a, b) => b[1].ms - a[1].ms)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} ${(s.ms / s.n).toFixed(3).padStart(7)}  ${k}`);
+  for (const [k, s] of [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} ${(s.ms / s.n).toFixed(3).padStart(7)}  ${k}`);
+}
+
+// With the SQL profile, also the wall time per entity's apply (inside the push) and per batch flush.
+const applyTimes = new Map<string, { n: number; ms: number }>();
+if (profile) {
+  const timed = <A extends unknown[], R>(key: string, fn: (...a: A) => Promise<R>) =>
+    async function (this: unknown, ...a: A): Promise<R> {
+      const t0 = performance.now();
+      try {
+        return await fn.apply(this, a);
+      } finally {
+        const s = applyTimes.get(key) ?? { n: 0, ms: 0 };
+        s.n++;
+        s.ms += performance.now() - t0;
+        applyTimes.set(key, s);
+      }
+    };
+  for (const d of MODULE_DESCRIPTORS) d.apply = timed(`apply ${d.entity}`, d.apply);
+  TxBatch.prototype.flush = timed('batch flush', TxBatch.prototype.flush);
+}
+
+// IPC {type:'sql-profile', action:'reset'|'print'}: the bench marks the phase it wants profiled (the catch-up).
+let cpuAtReset = process.cpuUsage();
+process.on('message', (m: { type?: string; action?: string }) => {
+  if (m?.type !== 'sql-profile' || !profile) return;
+  if (m.action === 'reset') {
+    profile.clear();
+    applyTimes.clear();
+    byWriter.clear();
+    cpuAtReset = process.cpuUsage();
+  } else printProfile(profile);
+});
+
 let rt: Awaited<ReturnType<typeof createRuntime>>;
 try {
   // WEBHOOK_ALLOW_PRIVATE: the benches' webhook receiver listens on 127.0.0.1.
   const config = loadConfig({ ROLE: 'cloud', DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', DATA_DIR: '/tmp', WEBHOOK_ALLOW_PRIVATE: '1' });
-  rt = await createRuntime(config, { clock: cloudClock });
+  rt = await createRuntime(config, { clock: cloudClock, ...(profile ? { handle: profiledHandle(profile) } : {}) });
 } catch (err) {
   await dropSchema();
   throw err;
