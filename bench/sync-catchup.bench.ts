@@ -32,7 +32,7 @@ import { sql } from 'kysely';
 import { createRuntime, type Runtime } from '../server/runtime.js';
 import { ManualClock } from '../server/shared/clock.js';
 import type { OrderStatus } from '../server/modules/orders/orders.schemas.js';
-import { SyncEngine } from '../sync/engine.js';
+import { SyncEngine, SyncTransient } from '../sync/engine.js';
 import { syncRegistry } from '../server/modules/sync-descriptors.js';
 import { httpTransport } from '../sync/transport.js';
 import { machine, percentile, table } from './lib/format.js';
@@ -736,7 +736,12 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     let pushBatches = 0;
     let pushedOps = 0;
     for (;;) {
-      const r = await engine.pushOnce();
+      const r = await engine.pushOnce().catch((err: unknown) => {
+        // The cloud's per-device budget (sync/cloud.ts DEVICE_BUDGET) answers 429 with Retry-After; the
+        // engine's own loop waits it out, this timed loop does not: say so instead of a bare stack.
+        if (err instanceof SyncTransient && err.status === 429) throw new Error(`bench: the cloud refused the push with 429 after ${pushedOps} ops (device budget): ${err.message}`);
+        throw err;
+      });
       if (r.sent > 0) pushBatches += 1;
       pushedOps += r.sent;
       const bad = r.results.filter((x) => x.status !== 'applied');
