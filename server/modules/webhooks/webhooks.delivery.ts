@@ -70,7 +70,7 @@ export class DeliveryWorker {
     this.timers = opts.timers ?? realTimers;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.attemptMs = opts.attemptMs ?? ATTEMPT_TIMEOUT_MS;
-    this.batchSize = opts.batchSize ?? 50;
+    this.batchSize = opts.batchSize ?? 200;
     this.pollMs = opts.pollMs ?? 5_000;
   }
 
@@ -160,7 +160,7 @@ export class DeliveryWorker {
     // (Elapsed real time: the claim runs on the database's clock, whatever the injected clock says.)
     const startBy = claimedAt + this.leaseMs - 2 * this.attemptMs;
     // Accepted attempts are recorded together (one statement per status code), at the latest every
-    // 10 deliveries or half a second, so a busy queue costs one write per batch, not per delivery.
+    // 50 deliveries or half a second, so a busy queue costs one write per batch, not per delivery.
     const accepted = new Map<number, string[]>();
     let count = 0;
     let flushedAt = Date.now();
@@ -183,7 +183,7 @@ export class DeliveryWorker {
           if (ok === null) continue;
           accepted.set(ok, [...(accepted.get(ok) ?? []), d.id]);
           count += 1;
-          if (count >= 10 || Date.now() - flushedAt > 500) await flush();
+          if (count >= 50 || Date.now() - flushedAt > 500) await flush();
         }
       }),
     );

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Dialect, Executor } from '../../db/connection.js';
+import { ROWS_PER_INSERT, type Dialect, type Executor } from '../../db/connection.js';
 import type { WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../../db/database.js';
 import type { DeliveryStatus } from './webhooks.schemas.js';
 
@@ -55,10 +55,10 @@ export const webhooksRepository = {
   /** One row per (webhook, event key); a row that is already there stays as it is. Returns how many were new. */
   enqueue: async (db: Executor, rows: DeliveryRow[]) => {
     let inserted = 0;
-    for (let i = 0; i < rows.length; i += 50) {
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
       const res = await db
         .insertInto('webhook_deliveries')
-        .values(rows.slice(i, i + 50))
+        .values(rows.slice(i, i + ROWS_PER_INSERT))
         .onConflict((oc) => oc.columns(['webhook_id', 'event_key']).doNothing())
         .executeTakeFirst();
       inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
