@@ -152,6 +152,21 @@ export const webhooksRepository = {
     return (row?.at as string | null | undefined) ?? null;
   },
 
+  /**
+   * Deletes finished deliveries (delivered or failed) last touched before `before`, at most `limit`
+   * per statement, until none is left; pending ones are never touched. Returns how many went.
+   */
+  pruneFinished: async (db: Executor, before: string, limit = 5000) => {
+    let total = 0;
+    for (;;) {
+      const ids = db.selectFrom('webhook_deliveries').select('id').where('status', 'in', ['delivered', 'failed']).where('updated_at', '<', before).limit(limit);
+      const res = await db.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst();
+      const n = Number(res.numDeletedRows);
+      total += n;
+      if (n < limit) return total;
+    }
+  },
+
   updateDelivery: (db: Executor, id: string, patch: Partial<DeliveryRow>) => db.updateTable('webhook_deliveries').set(patch).where('id', '=', id).execute(),
 
   /**

@@ -7,6 +7,8 @@ import type { WebhooksService } from './webhooks.service.js';
 
 /** Name of the delivery job (server/plugins/scheduler.ts): every 5 s once the server listens; tests run it by hand. */
 export const DELIVERY_JOB = 'webhooks-deliver';
+/** Name of the nightly retention job (03:17): finished deliveries older than 30 days are deleted. */
+export const PRUNE_JOB = 'webhooks-prune';
 
 const SIGNING =
   'Every delivery is a POST of `{ id, type, created_at, tenant: { id, slug }, data }` (JSON) with the headers ' +
@@ -24,6 +26,10 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
     app.consumers.register(webhooks.consumer);
     app.scheduler.register(DELIVERY_JOB, '*/5 * * * * *', async () => {
       await webhooks.worker.runDue();
+    });
+    // Finished deliveries are kept 30 days (DELIVERY_RETENTION_DAYS), then pruned at night.
+    app.scheduler.register(PRUNE_JOB, '17 3 * * *', async () => {
+      await webhooks.pruneDeliveries();
     });
     app.addHook('onListen', async () => webhooks.worker.start());
     app.addHook('onClose', async () => webhooks.close());

@@ -97,6 +97,9 @@ export interface WebhooksDeps {
   timers?: Timers;
 }
 
+/** How long a finished delivery stays listed (and re-sendable) before the daily prune removes it. */
+export const DELIVERY_RETENTION_DAYS = 30;
+
 export function createWebhooksService(deps: WebhooksDeps) {
   const { db, changes, clock, config, tenants } = deps;
   /** The outside world and the address rule; tests replace the resolver (a fake DNS for the rebinding case). */
@@ -219,6 +222,15 @@ export function createWebhooksService(deps: WebhooksDeps) {
     worker,
     /** One signed attempt of a delivery (what the worker calls; tests drive extra workers with it). */
     sendOnce: send,
+    /**
+     * Retention (docs/partners.md "Delivery history"): finished deliveries (delivered or failed)
+     * are kept DELIVERY_RETENTION_DAYS after their last attempt, then deleted; pending ones stay
+     * until they finish. Returns how many were deleted.
+     */
+    async pruneDeliveries(): Promise<number> {
+      const before = new Date(clock.now().getTime() - DELIVERY_RETENTION_DAYS * 86_400_000).toISOString();
+      return webhooksRepository.pruneFinished(db, before);
+    },
     /** Stops the worker (after the attempts in flight). */
     async close(): Promise<void> {
       await worker.close();

@@ -8,6 +8,7 @@ import { ManualClock } from '../../../../server/shared/clock.js';
 import { DeliveryWorker, type Timers } from '../../../../server/modules/webhooks/webhooks.delivery.js';
 import { webhooksRepository } from '../../../../server/modules/webhooks/webhooks.repository.js';
 import { ATTEMPT_TIMEOUT_MS } from '../../../../server/modules/webhooks/webhooks.schemas.js';
+import { PRUNE_JOB } from '../../../../server/modules/webhooks/webhooks.routes.js';
 import { createTestApp, type SeededTenant, type TestApp } from '../../../helpers/app.js';
 import { freshDb, lane } from '../../../helpers/db.js';
 import { orderBody, seedMenu, type SeededMenu } from '../../../helpers/factories.js';
@@ -221,6 +222,37 @@ describe('webhook delivery (CONTRACT §12)', () => {
     s.rx.answer = 200;
     await at(s, 1_000);
     expect((await deliveries(s, hook.id))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+  });
+
+  it('finished deliveries are kept 30 days after their last attempt, then the nightly job deletes them; pending ones stay', async () => {
+    const s = await setup();
+    const hook = await subscribe(s, s.rx.url, ['order.created']);
+    await newOrder(s);
+    await newOrder(s);
+    await settle(s.t);
+    const [old, waiting] = await deliveries(s, hook.id);
+    expect([old.status, waiting.status]).toEqual(['delivered', 'delivered']);
+    // One of the old ones still pending (e.g. a receiver that was down for weeks, retried by hand): never pruned.
+    await webhooksRepository.updateDelivery(s.t.handle.db, waiting.id, { status: 'pending', next_attempt_at: '2999-01-01T00:00:00.000Z' });
+    s.t.clock.advance(20 * 86_400_000);
+    // Sessions do not last 20 days: log in again.
+    const again = async () => Object.assign(s, { staff: await s.r.staffCookie(), admin: await s.r.adminCookie() });
+    await again();
+    await newOrder(s);
+    await settle(s.t);
+    const recent = (await deliveries(s, hook.id)).find((d) => d.id !== old.id && d.id !== waiting.id)!;
+    expect(recent.status).toBe('delivered');
+    // 29 days after the first two: nothing is old enough yet.
+    s.t.clock.advance(9 * 86_400_000);
+    await again();
+    await s.t.app.scheduler.run(PRUNE_JOB);
+    expect(await deliveries(s, hook.id)).toHaveLength(3);
+    // 31 days after: the old delivered one goes; the pending one and the 11-day-old one stay.
+    s.t.clock.advance(2 * 86_400_000);
+    await again();
+    await s.t.app.scheduler.run(PRUNE_JOB);
+    expect((await deliveries(s, hook.id)).map((d) => d.id).sort()).toEqual([waiting.id, recent.id].sort());
+    expect(await s.t.services.webhooks.pruneDeliveries()).toBe(0);
   });
 
   it('a refused connection is a failed attempt with a plain reason', async () => {
