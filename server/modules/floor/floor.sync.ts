@@ -34,6 +34,8 @@ const RoundPayload = z.object({ round: RoundRow });
 const PaymentPayload = z.object({ payment: PaymentRow });
 const BillSnapshot = z.object({ bill: BillRow, rounds: z.array(RoundRow).max(1000), payments: z.array(PaymentRow).max(1000) });
 
+const OTHER_TENANT = 'Dit onderdeel van de plattegrond hoort bij een ander restaurant.';
+
 /** A renamed duplicate stays within the API's 40 characters. */
 export const suffixedName = (name: string, id: string) => `${name.slice(0, 35)}-${id.slice(-4)}`;
 
@@ -140,7 +142,6 @@ const tableDescriptor: EntityDescriptor = {
 
 export const MERGED_NOTE = 'Deze tafel had al een open rekening; deze rekening is daarmee samengevoegd (twee apparaten openden de tafel tegelijk).';
 
-const OTHER_TENANT = 'Dit onderdeel van de plattegrond hoort bij een ander restaurant.';
 const BILL_COLUMNS = [
   'id', 'tenant_id', 'table_id', 'status', 'opened_at', 'closed_at', 'close_reason', 'closed_by', 'merged_into', 'conflict', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof BillsTable)[];
@@ -249,6 +250,9 @@ function hintsOf(changes: ReadonlyArray<SyncChange>, tenantId: string): Hints {
   return h;
 }
 
+/** A bill row with exactly the table's columns, in the table's order (as a row read back): one shape for every multi-row write. */
+const columnsOf = (row: BillsTable): BillsTable => Object.fromEntries(BILL_COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as BillsTable;
+
 const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
 interface BillEntry {
@@ -347,7 +351,7 @@ class FloorBatch implements FloorStore, BatchState {
   }
 
   async insertBill(row: BillsTable): Promise<void> {
-    this.bills.set(row.id, { row, dirty: true });
+    this.bills.set(row.id, { row: columnsOf(row), dirty: true });
   }
 
   async updateBill(current: BillsTable, patch: Partial<BillsTable>): Promise<void> {
@@ -358,7 +362,7 @@ class FloorBatch implements FloorStore, BatchState {
 
   async upsertBill(row: BillsTable): Promise<void> {
     const e = await this.entry(row.id);
-    e.row = e.row ? { ...e.row, ...row } : row;
+    e.row = e.row ? { ...e.row, ...row } : columnsOf(row);
     e.dirty = true;
   }
 
@@ -454,7 +458,7 @@ class FloorBatch implements FloorStore, BatchState {
   }
 
   async flush(trx: Tx): Promise<void> {
-    const changed = [...this.bills.values()].filter((e) => e.dirty && e.row).map((e) => Object.fromEntries(BILL_COLUMNS.map((c) => [c, e.row![c]])) as unknown as BillsTable);
+    const changed = [...this.bills.values()].filter((e) => e.dirty && e.row).map((e) => e.row!);
     // Bills that stop being open first: a table's new open bill never meets its old one in the index.
     for (const group of [changed.filter((r) => r.status !== 'open'), changed.filter((r) => r.status === 'open')]) {
       for (const part of chunks(group, 50)) {
