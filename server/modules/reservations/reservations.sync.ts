@@ -1,8 +1,9 @@
+import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
-import type { ReservationsTable } from '../../db/database.js';
-import { assertTenantRef, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
-import { RejectOp, snapshotNext, type EntityDescriptor } from '../../../sync/types.js';
+import type { ReservationsTable, TenantsTable } from '../../db/database.js';
+import { assertTenantRef, parsePayload, pick } from '../../../sync/apply-helpers.js';
+import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { ReservationRow } from './reservations.schemas.js';
 import { zonedInstant } from './reservations.rules.js';
 import { settingsOf } from '../tenants/tenants.service.js';
@@ -22,18 +23,196 @@ const HOLDING = ['booked', 'seated'] as const;
 
 const Payload = z.object({ reservation: ReservationRow, fields: z.record(z.string(), z.unknown()).optional() });
 
-async function collides(trx: Tx, row: ReservationsTable, tableId: string): Promise<boolean> {
-  const other = await trx
-    .selectFrom('reservations')
-    .select('id')
-    .where('tenant_id', '=', row.tenant_id)
-    .where('table_id', '=', tableId)
-    .where('id', '!=', row.id)
-    .where('status', 'in', HOLDING)
-    .where('starts_at', '<', row.ends_at)
-    .where('ends_at', '>', row.starts_at)
-    .executeTakeFirst();
-  return other !== undefined;
+/** Where `apply` reads and writes reservations: at once (no batch), or through the batch's `ReservationsBatch`. */
+interface ReservationStore {
+  current(id: string): Promise<ReservationsTable | undefined>;
+  /** Another booked or seated reservation on `tableId` overlapping `row`'s window. */
+  collides(row: ReservationsTable, tableId: string): Promise<boolean>;
+  /** `collides` is about to be asked for many tables in `row`'s window (the search for another table). */
+  forWindow(row: ReservationsTable): Promise<void>;
+  timezone(tenantId: string): Promise<string>;
+  assertRef(table: 'floor_tables' | 'users', id: string | null, tenantId: string, what: string): Promise<void>;
+  /** Insert (`exists` false), or overwrite the given columns of the row with this id. */
+  write(row: ReservationsTable, exists: boolean): Promise<void>;
+}
+
+const overlapping = (trx: Tx, tenantId: string, from: string, to: string) =>
+  trx.selectFrom('reservations').selectAll().where('tenant_id', '=', tenantId).where('status', 'in', HOLDING).where('starts_at', '<', to).where('ends_at', '>', from);
+
+const directStore = (trx: Tx, batch: ApplyBatch | undefined): ReservationStore => ({
+  current: (id) => trx.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirst(),
+  async collides(row, tableId) {
+    const other = await overlapping(trx, row.tenant_id, row.starts_at, row.ends_at).clearSelect().select('id').where('table_id', '=', tableId).where('id', '!=', row.id).executeTakeFirst();
+    return other !== undefined;
+  },
+  forWindow: async () => {},
+  timezone: async (tenantId) => settingsOf(await trx.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirstOrThrow()).timezone,
+  assertRef: (table, id, tenantId, what) => assertTenantRef(trx, table, id, tenantId, what, batch),
+  write: async (row, exists) => void (exists ? await trx.updateTable('reservations').set(row).where('id', '=', row.id).execute() : await trx.insertInto('reservations').values(row).execute()),
+});
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * A batch's reservations (ApplyContext.batch: the cloud's push chunk, an appliance's pull page). At
+ * first use one statement reads the batch's reservations and the booked or seated ones that could
+ * collide with them (on their tables, in their windows), and one more the restaurant's time zone and
+ * the tables and staff they name. From then on the batch reads reservations here (the database at
+ * its start with its own writes on top: two bookings of one chunk for one table collide as they
+ * would one by one) and writes each changed reservation once, at the flush (a multi-row upsert).
+ */
+class ReservationsBatch implements BatchState, ReservationStore {
+  ready: Promise<void> = Promise.resolve();
+  /** id → the reservation as it is now (database at the start, then as written); null: not there. */
+  private readonly rows = new Map<string, ReservationsTable | null>();
+  /** Windows whose booked and seated reservations (on these tables, or all: null) are all in `rows`. */
+  private readonly windows: Array<{ tables: Set<string> | null; from: string; to: string }> = [];
+  private readonly dirty = new Map<string, ReservationsTable>();
+  /** Tables and staff of this tenant (as read at the start, or checked since). */
+  private readonly known = new Set<string>();
+  private zone: string | undefined;
+
+  constructor(
+    private readonly trx: Tx,
+    private readonly tenantId: string,
+    private readonly batch: ApplyBatch,
+  ) {}
+
+  async prefetch(): Promise<void> {
+    const ids = new Set<string>();
+    const tables = new Set<string>();
+    const users = new Set<string>();
+    let from: string | undefined;
+    let to: string | undefined;
+    // The time zone may change in the batch (a settings change before a booking): then read it per booking.
+    let settingsChange = false;
+    for (const c of this.batch.changes) {
+      if (c.tenant_id !== this.tenantId) continue;
+      if (c.entity === 'tenant') settingsChange = true;
+      if (c.entity !== 'reservation' || !c.payload || typeof c.payload !== 'object') continue;
+      const p = c.payload as { reservation?: Record<string, unknown>; fields?: Record<string, unknown> };
+      ids.add(c.entity_id);
+      const r = p.reservation && typeof p.reservation === 'object' ? p.reservation : {};
+      const table = c.kind === 'reservation.created' ? str(r.table_id) : str(p.fields?.table_id);
+      if (c.kind === 'reservation.created' && str(r.created_by)) users.add(r.created_by as string);
+      const [starts, ends] = [str(r.starts_at), str(r.ends_at)];
+      if (!table || !starts || !ends) continue;
+      tables.add(table);
+      if (from === undefined || starts < from) from = starts;
+      if (to === undefined || ends > to) to = ends;
+    }
+    if (ids.size === 0) return;
+    // The time zone, the tables and the staff: one statement.
+    const parts = [
+      ...(settingsChange ? [] : [sql`select 'tenants' as t, id, settings as v from tenants where id = ${this.tenantId}`]),
+      ...(tables.size && tables.size <= 500 ? [sql`select 'floor_tables' as t, id, tenant_id as v from floor_tables where id in (${sql.join([...tables])})`] : []),
+      ...(users.size && users.size <= 500 ? [sql`select 'users' as t, id, tenant_id as v from users where id in (${sql.join([...users])})`] : []),
+    ];
+    if (parts.length) {
+      const found = await sql<{ t: string; id: string; v: string }>`${sql.join(parts, sql` union all `)}`.execute(this.trx);
+      for (const r of found.rows) {
+        if (r.t === 'tenants') this.zone = settingsOf({ name: '', settings: r.v } as TenantsTable).timezone;
+        else if (r.v === this.tenantId) this.known.add(`${r.t}:${r.id}`);
+      }
+    }
+    // The reservations, and what may collide with them.
+    const list = [...ids];
+    const window = from !== undefined && to !== undefined && tables.size <= 500 ? { tables, from, to } : undefined;
+    for (let i = 0; i < list.length; i += 500) {
+      const slice = list.slice(i, i + 500);
+      const near = window && i === 0;
+      let q = this.trx.selectFrom('reservations').selectAll();
+      q = near
+        ? q.where((eb) =>
+            eb.or([
+              eb('id', 'in', slice),
+              eb.and([eb('tenant_id', '=', this.tenantId), eb('table_id', 'in', [...window.tables]), eb('status', 'in', HOLDING), eb('starts_at', '<', window.to), eb('ends_at', '>', window.from)]),
+            ]),
+          )
+        : q.where('id', 'in', slice);
+      const rows = await q.execute();
+      for (const id of slice) this.rows.set(id, null);
+      for (const r of rows) this.rows.set(r.id, r);
+      if (near) this.windows.push(window);
+    }
+  }
+
+  async current(id: string): Promise<ReservationsTable | undefined> {
+    if (!this.rows.has(id)) this.rows.set(id, (await this.trx.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirst()) ?? null);
+    return this.rows.get(id) ?? undefined;
+  }
+
+  private covered(tableId: string | null, from: string, to: string): boolean {
+    return this.windows.some((w) => (w.tables === null || (tableId !== null && w.tables.has(tableId))) && w.from <= from && to <= w.to);
+  }
+
+  /** Reads the booked and seated reservations in a window (of one table, or all) that the batch does not hold yet. */
+  private async load(tableId: string | null, from: string, to: string): Promise<void> {
+    let q = overlapping(this.trx, this.tenantId, from, to);
+    if (tableId !== null) q = q.where('table_id', '=', tableId);
+    for (const r of await q.execute()) if (!this.rows.has(r.id)) this.rows.set(r.id, r);
+    this.windows.push({ tables: tableId === null ? null : new Set([tableId]), from, to });
+  }
+
+  async collides(row: ReservationsTable, tableId: string): Promise<boolean> {
+    if (!this.covered(tableId, row.starts_at, row.ends_at)) await this.load(tableId, row.starts_at, row.ends_at);
+    for (const o of this.rows.values()) {
+      if (!o || o.id === row.id || o.tenant_id !== row.tenant_id || o.table_id !== tableId) continue;
+      if (HOLDING.includes(o.status as (typeof HOLDING)[number]) && o.starts_at < row.ends_at && o.ends_at > row.starts_at) return true;
+    }
+    return false;
+  }
+
+  async forWindow(row: ReservationsTable): Promise<void> {
+    if (!this.covered(null, row.starts_at, row.ends_at)) await this.load(null, row.starts_at, row.ends_at);
+  }
+
+  async timezone(tenantId: string): Promise<string> {
+    return this.zone !== undefined && tenantId === this.tenantId ? this.zone : directStore(this.trx, this.batch).timezone(tenantId);
+  }
+
+  async assertRef(table: 'floor_tables' | 'users', id: string | null, tenantId: string, what: string): Promise<void> {
+    if (id === null || (tenantId === this.tenantId && this.known.has(`${table}:${id}`))) return;
+    await assertTenantRef(this.trx, table, id, tenantId, what, this.batch);
+    if (tenantId === this.tenantId) this.known.add(`${table}:${id}`);
+  }
+
+  async write(row: ReservationsTable): Promise<void> {
+    // Whether it exists or not: the flush's upsert inserts or overwrites.
+    const next = { ...(this.rows.get(row.id) ?? {}), ...row } as ReservationsTable;
+    this.rows.set(row.id, next);
+    this.dirty.set(row.id, next);
+  }
+
+  async flush(trx: Tx): Promise<void> {
+    // Grouped by their columns (every row has them all today; a peer could send fewer).
+    const groups = new Map<string, ReservationsTable[]>();
+    for (const row of this.dirty.values()) {
+      const cols = Object.keys(row).sort().join(',');
+      groups.set(cols, [...(groups.get(cols) ?? []), row]);
+    }
+    for (const rows of groups.values()) {
+      const cols = Object.keys(rows[0]!).filter((c) => c !== 'id') as Array<keyof ReservationsTable>;
+      for (let i = 0; i < rows.length; i += 50) {
+        await trx
+          .insertInto('reservations')
+          .values(rows.slice(i, i + 50))
+          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => Object.fromEntries(cols.map((c) => [c, eb.ref(`excluded.${c}`)])) as never))
+          .execute();
+      }
+    }
+    this.dirty.clear();
+  }
+}
+
+async function storeOf(trx: Tx, ctx: ApplyContext, change: SyncChange): Promise<ReservationStore> {
+  const batch = ctx.batch;
+  if (!batch || change.tenant_id !== ctx.tenantId) return directStore(trx, batch);
+  let fresh = false;
+  const b = batch.state('reservations', () => ((fresh = true), new ReservationsBatch(trx, ctx.tenantId, batch)));
+  if (fresh) b.ready = b.prefetch();
+  await b.ready;
+  return b;
 }
 
 async function tableName(trx: Tx, id: string): Promise<string> {
@@ -41,9 +220,8 @@ async function tableName(trx: Tx, id: string): Promise<string> {
 }
 
 /** A booking's window is its local date and time in the restaurant's time zone, for at most 10 hours (as the API makes it). */
-async function assertWindow(trx: Tx, row: ReservationsTable): Promise<void> {
-  const tenant = await trx.selectFrom('tenants').selectAll().where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
-  const at = zonedInstant(row.date, row.time, settingsOf(tenant).timezone);
+async function assertWindow(store: ReservationStore, row: ReservationsTable): Promise<void> {
+  const at = zonedInstant(row.date, row.time, await store.timezone(row.tenant_id));
   const minutes = (Date.parse(row.ends_at) - Date.parse(row.starts_at)) / 60_000;
   if (!at || at.toISOString() !== row.starts_at || !(minutes >= 15 && minutes <= 600)) throw new RejectOp('De tijden van deze reservering kloppen niet.');
 }
@@ -52,9 +230,9 @@ async function assertWindow(trx: Tx, row: ReservationsTable): Promise<void> {
  * The cloud's capacity check of a booking that arrives from an appliance: its table if free, else
  * another free reservable table that fits, else its own table with a conflict note.
  */
-async function placeArriving(trx: Tx, row: ReservationsTable): Promise<{ row: ReservationsTable; conflict?: string }> {
+async function placeArriving(trx: Tx, store: ReservationStore, row: ReservationsTable): Promise<{ row: ReservationsTable; conflict?: string }> {
   if (!HOLDING.includes(row.status as (typeof HOLDING)[number]) || !row.table_id) return { row };
-  if (!(await collides(trx, row, row.table_id))) return { row };
+  if (!(await store.collides(row, row.table_id))) return { row };
   const was = await tableName(trx, row.table_id);
   const candidates = await trx
     .selectFrom('floor_tables')
@@ -67,9 +245,10 @@ async function placeArriving(trx: Tx, row: ReservationsTable): Promise<{ row: Re
     .orderBy('name')
     .orderBy('id')
     .execute();
+  await store.forWindow(row);
   for (const t of candidates) {
     if (t.id === row.table_id) continue;
-    if (!(await collides(trx, row, t.id))) {
+    if (!(await store.collides(row, t.id))) {
       const note = `Tafel ${was} was op dat moment al gereserveerd; deze reservering staat nu op tafel ${t.name}.`;
       return { row: { ...row, table_id: t.id, conflict: note }, conflict: note };
     }
@@ -88,7 +267,8 @@ export const reservationsSync: EntityDescriptor[] = [
       if (!['reservation.created', 'reservation.updated', 'reservation.snapshot'].includes(change.kind)) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
       const p = parsePayload(Payload, change.payload, 'een reservering');
       if (p.reservation.id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een reservering.');
-      const current = await trx.selectFrom('reservations').selectAll().where('id', '=', change.entity_id).executeTakeFirst();
+      const store = await storeOf(trx, ctx, change);
+      const current = await store.current(change.entity_id);
       if (current && current.tenant_id !== tenantId) throw new RejectOp('Deze reservering hoort bij een ander restaurant.');
       const incoming: ReservationsTable = { ...p.reservation, tenant_id: tenantId };
       const strip = (r: ReservationsTable) => {
@@ -97,18 +277,18 @@ export const reservationsSync: EntityDescriptor[] = [
       };
       // Adopting, the cloud's row is the truth.
       if (ctx.mode === 'adopt') {
-        await upsertById(trx, 'reservations', incoming as unknown as { id: string } & Record<string, unknown>);
+        await store.write(incoming, current !== undefined);
         return;
       }
       if (change.kind === 'reservation.snapshot') throw new RejectOp('Een momentopname van een reservering komt alleen uit de cloud.');
       if (change.kind === 'reservation.created') {
         if (current) return { payload: { reservation: strip(current) } };
-        await assertTenantRef(trx, 'floor_tables', incoming.table_id, tenantId, 'De tafel van deze reservering', ctx.batch);
-        await assertTenantRef(trx, 'users', incoming.created_by, tenantId, 'De medewerker van deze reservering', ctx.batch);
-        await assertWindow(trx, incoming);
+        await store.assertRef('floor_tables', incoming.table_id, tenantId, 'De tafel van deze reservering');
+        await store.assertRef('users', incoming.created_by, tenantId, 'De medewerker van deze reservering');
+        await assertWindow(store, incoming);
         if (incoming.status !== 'booked') throw new RejectOp('Een nieuwe reservering moet geboekt zijn.');
-        const placed = await placeArriving(trx, incoming);
-        await trx.insertInto('reservations').values(placed.row).execute();
+        const placed = await placeArriving(trx, store, incoming);
+        await store.write(placed.row, false);
         return { payload: { reservation: strip(placed.row) }, ...(placed.conflict ? { conflict: placed.conflict } : {}) };
       }
       // reservation.updated: the fields the writer changed, last writer wins per field.
@@ -119,13 +299,13 @@ export const reservationsSync: EntityDescriptor[] = [
       let next: ReservationsTable = { ...current, ...(fields as Partial<ReservationsTable>), updated_at: incoming.updated_at > current.updated_at ? incoming.updated_at : current.updated_at };
       let conflict: string | undefined;
       if (typeof fields.table_id === 'string' && fields.table_id !== current.table_id) {
-        await assertTenantRef(trx, 'floor_tables', fields.table_id, tenantId, 'De tafel van deze reservering', ctx.batch);
-        if (HOLDING.includes(next.status as (typeof HOLDING)[number]) && (await collides(trx, next, fields.table_id))) {
+        await store.assertRef('floor_tables', fields.table_id, tenantId, 'De tafel van deze reservering');
+        if (HOLDING.includes(next.status as (typeof HOLDING)[number]) && (await store.collides(next, fields.table_id))) {
           conflict = `Dubbel geboekt: tafel ${await tableName(trx, fields.table_id)} is op ${next.date} om ${next.time} al gereserveerd. Verplaats of annuleer een van de reserveringen.`;
           next = { ...next, conflict };
         }
       }
-      await trx.updateTable('reservations').set(next).where('id', '=', next.id).execute();
+      await store.write(next, true);
       return { payload: { reservation: strip(next), fields: p.fields }, ...(conflict ? { conflict } : {}) };
     },
     async snapshot(db, tenantId, after, limit) {

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/connection.js';
 import type { ShiftCorrectionsTable, ShiftsTable } from '../../db/database.js';
-import { assertTenantRef, insertIfAbsent, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
-import { RejectOp, snapshotNext, type EntityDescriptor } from '../../../sync/types.js';
+import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, preloadTenantRefs, upsertById } from '../../../sync/apply-helpers.js';
+import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { ShiftCorrectionRowSchema, ShiftRowSchema } from './shifts.schemas.js';
 import { overlaps, timeProblems } from './shifts.rules.js';
 
@@ -19,6 +19,8 @@ interface Payload {
 }
 
 const interval = (r: Pick<ShiftsTable, 'start_at' | 'end_at'>) => ({ start: Date.parse(r.start_at), end: r.end_at === null ? null : Date.parse(r.end_at) });
+/** The other shifts that can overlap a shift are those not ended 48 hours or more before its start (a shift lasts at most 24). */
+const nearbySince = (startAt: string) => new Date(Date.parse(startAt) - 48 * 3_600_000).toISOString();
 
 async function overlapsAnother(trx: Tx, row: ShiftsTable): Promise<boolean> {
   const others = await trx
@@ -27,7 +29,7 @@ async function overlapsAnother(trx: Tx, row: ShiftsTable): Promise<boolean> {
     .where('tenant_id', '=', row.tenant_id)
     .where('user_id', '=', row.user_id)
     .where('id', '!=', row.id)
-    .where((eb) => eb.or([eb('end_at', 'is', null), eb('end_at', '>', new Date(Date.parse(row.start_at) - 48 * 3_600_000).toISOString())]))
+    .where((eb) => eb.or([eb('end_at', 'is', null), eb('end_at', '>', nearbySince(row.start_at))]))
     .execute();
   return others.some((o) => overlaps(interval(row), interval(o)));
 }
@@ -35,6 +37,202 @@ async function overlapsAnother(trx: Tx, row: ShiftsTable): Promise<boolean> {
 async function countCorrections(trx: Tx, shiftId: string): Promise<number> {
   const r = await trx.selectFrom('shift_corrections').select((eb) => eb.fn.countAll<number>().as('n')).where('shift_id', '=', shiftId).executeTakeFirstOrThrow();
   return Number(r.n);
+}
+
+/** Where `apply` reads and writes shifts: at once (no batch), or through the batch's `ShiftsBatch`. */
+interface ShiftStore {
+  current(id: string): Promise<ShiftsTable | undefined>;
+  overlapsAnother(row: ShiftsTable): Promise<boolean>;
+  /** Insert or overwrite the given columns (upsertById). */
+  upsert(row: ShiftsTable): Promise<void>;
+  /** Ledger rows, insert-if-absent by id. */
+  addCorrection(row: ShiftCorrectionsTable): Promise<void>;
+  countCorrections(shiftId: string): Promise<number>;
+}
+
+const directStore = (trx: Tx): ShiftStore => ({
+  current: (id) => trx.selectFrom('shifts').selectAll().where('id', '=', id).executeTakeFirst(),
+  overlapsAnother: (row) => overlapsAnother(trx, row),
+  upsert: (row) => upsertById(trx, 'shifts', row as ShiftsTable & Record<string, unknown>),
+  addCorrection: async (row) => void (await insertIfAbsent(trx, 'shift_corrections', row as ShiftCorrectionsTable & Record<string, unknown>)),
+  countCorrections: (shiftId) => countCorrections(trx, shiftId),
+});
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * A batch's shifts (ApplyContext.batch: the cloud's push chunk, an appliance's pull page). At first
+ * use one statement reads the batch's shifts and, for the employees of its shifts, every shift that
+ * can overlap one of them; another the staff they name. From then on the batch reads shifts from
+ * here (the database at its start with its own writes on top: a clock-in and its clock-out in one
+ * chunk), and writes each changed shift once at the flush (one multi-row upsert), then the new
+ * corrections. The corrections a shift has are read once, when a correction first needs the count.
+ */
+class ShiftsBatch implements BatchState, ShiftStore {
+  ready: Promise<void> = Promise.resolve();
+  /** id → the shift as it is now (database at the start, then as written); null: not there. */
+  private readonly rows = new Map<string, ShiftsTable | null>();
+  /** Employee → the `end_at` bound since which their shifts are all in `rows` (with a null end too). */
+  private readonly nearby = new Map<string, string>();
+  private readonly dirty = new Map<string, ShiftsTable>();
+  /** Corrections to insert (if absent) at the flush, by id. */
+  private readonly pending = new Map<string, ShiftCorrectionsTable>();
+  /** Correction id → its shift, for the corrections in the database (as far as read). */
+  private readonly stored = new Map<string, string>();
+  /** Shifts whose stored corrections are all in `stored`; correction ids looked up. */
+  private readonly countedShifts = new Set<string>();
+  private readonly lookedCorrections = new Set<string>();
+
+  constructor(
+    private readonly trx: Tx,
+    private readonly tenantId: string,
+    private readonly changes: ReadonlyArray<SyncChange>,
+  ) {}
+
+  /** The batch's shift payloads of this tenant. */
+  private *payloads(): Generator<{ change: SyncChange; shift: Record<string, unknown>; corrections: Array<Record<string, unknown>> }> {
+    for (const c of this.changes) {
+      if (c.entity !== 'shift' || c.tenant_id !== this.tenantId || !c.payload || typeof c.payload !== 'object') continue;
+      const p = c.payload as { shift?: unknown; correction?: unknown; corrections?: unknown };
+      if (!p.shift || typeof p.shift !== 'object') continue;
+      const corrections = [p.correction, ...(Array.isArray(p.corrections) ? p.corrections : [])].filter((x): x is Record<string, unknown> => !!x && typeof x === 'object');
+      yield { change: c, shift: p.shift as Record<string, unknown>, corrections };
+    }
+  }
+
+  async prefetch(batch: ApplyBatch): Promise<void> {
+    const ids = new Set<string>();
+    const users = new Set<string>();
+    let earliest: number | undefined;
+    for (const { change, shift, corrections } of this.payloads()) {
+      ids.add(change.entity_id);
+      for (const u of [shift.user_id, shift.created_by, shift.closed_by, ...corrections.map((c) => c.changed_by)]) if (str(u)) users.add(u as string);
+      const start = Date.parse(str(shift.start_at) ?? '');
+      if (str(shift.user_id) && Number.isFinite(start)) earliest = Math.min(earliest ?? start, start);
+    }
+    await preloadTenantRefs(this.trx, 'users', users, this.tenantId, batch);
+    const list = [...ids];
+    if (list.length === 0) return;
+    const employees = [...new Set([...this.payloads()].map((x) => str(x.shift.user_id)).filter((u): u is string => !!u))];
+    const since = earliest === undefined ? undefined : nearbySince(new Date(earliest).toISOString());
+    const withNearby = since !== undefined && employees.length > 0 && employees.length <= 500;
+    for (let i = 0; i < list.length; i += 500) {
+      const slice = list.slice(i, i + 500);
+      const nearby = withNearby && i === 0; // every shift of these employees that can overlap one of the batch's
+      const rows = await this.trx
+        .selectFrom('shifts')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb('id', 'in', slice),
+            ...(nearby ? [eb.and([eb('tenant_id', '=', this.tenantId), eb('user_id', 'in', employees), eb.or([eb('end_at', 'is', null), eb('end_at', '>', since!)])])] : []),
+          ]),
+        )
+        .execute();
+      for (const id of slice) this.rows.set(id, null);
+      for (const r of rows) this.rows.set(r.id, r);
+      if (nearby) for (const u of employees) this.nearby.set(u, since!);
+    }
+  }
+
+  async current(id: string): Promise<ShiftsTable | undefined> {
+    if (!this.rows.has(id)) this.rows.set(id, (await this.trx.selectFrom('shifts').selectAll().where('id', '=', id).executeTakeFirst()) ?? null);
+    return this.rows.get(id) ?? undefined;
+  }
+
+  async overlapsAnother(row: ShiftsTable): Promise<boolean> {
+    const since = nearbySince(row.start_at);
+    const known = this.nearby.get(row.user_id);
+    if (known === undefined || known > since) {
+      // Not read at the start: this employee's nearby shifts now (the batch's own versions stay).
+      const rows = await this.trx
+        .selectFrom('shifts')
+        .selectAll()
+        .where('tenant_id', '=', row.tenant_id)
+        .where('user_id', '=', row.user_id)
+        .where((eb) => eb.or([eb('end_at', 'is', null), eb('end_at', '>', since)]))
+        .execute();
+      for (const r of rows) if (!this.rows.has(r.id)) this.rows.set(r.id, r);
+      this.nearby.set(row.user_id, since);
+    }
+    for (const o of this.rows.values()) {
+      if (!o || o.id === row.id || o.tenant_id !== row.tenant_id || o.user_id !== row.user_id) continue;
+      if (o.end_at !== null && !(o.end_at > since)) continue;
+      if (overlaps(interval(row), interval(o))) return true;
+    }
+    return false;
+  }
+
+  async upsert(row: ShiftsTable): Promise<void> {
+    const next = { ...(this.rows.get(row.id) ?? {}), ...row } as ShiftsTable;
+    this.rows.set(row.id, next);
+    this.dirty.set(row.id, next);
+  }
+
+  async addCorrection(row: ShiftCorrectionsTable): Promise<void> {
+    if (!this.pending.has(row.id)) this.pending.set(row.id, row);
+  }
+
+  async countCorrections(shiftId: string): Promise<number> {
+    const unknownIds = [...this.pending.keys()].filter((id) => !this.lookedCorrections.has(id));
+    if (!this.countedShifts.has(shiftId) || unknownIds.length) {
+      // Once per batch (more only for a change the batch did not list): the stored corrections of
+      // every shift the batch corrects, and which of its corrections are stored already.
+      const shifts = new Set([shiftId]);
+      const ids = new Set(unknownIds);
+      if (this.countedShifts.size === 0) {
+        for (const { change, corrections } of this.payloads()) {
+          if (change.kind === 'shift.corrected' || change.kind === 'shift.snapshot') shifts.add(change.entity_id);
+          for (const c of corrections) if (str(c.id)) ids.add(c.id as string);
+        }
+      }
+      const rows = await this.trx
+        .selectFrom('shift_corrections')
+        .select(['id', 'shift_id'])
+        .where((eb) => eb.or([eb('shift_id', 'in', [...shifts]), ...(ids.size ? [eb('id', 'in', [...ids])] : [])]))
+        .execute();
+      for (const r of rows) this.stored.set(r.id, r.shift_id);
+      for (const s of shifts) this.countedShifts.add(s);
+      for (const id of ids) this.lookedCorrections.add(id);
+    }
+    // What `count(*) where shift_id` would say after the pending inserts: stored ones, and pending ones not stored yet.
+    let n = 0;
+    for (const sid of this.stored.values()) if (sid === shiftId) n++;
+    for (const c of this.pending.values()) if (c.shift_id === shiftId && !this.stored.has(c.id)) n++;
+    return n;
+  }
+
+  async flush(trx: Tx): Promise<void> {
+    // Shifts first (a correction refers to its shift), grouped by their columns (a peer may send fewer).
+    const groups = new Map<string, ShiftsTable[]>();
+    for (const row of this.dirty.values()) {
+      const cols = Object.keys(row).sort().join(',');
+      groups.set(cols, [...(groups.get(cols) ?? []), row]);
+    }
+    for (const rows of groups.values()) {
+      const cols = Object.keys(rows[0]!).filter((c) => c !== 'id') as Array<keyof ShiftsTable>;
+      for (let i = 0; i < rows.length; i += 50) {
+        await trx
+          .insertInto('shifts')
+          .values(rows.slice(i, i + 50))
+          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => Object.fromEntries(cols.map((c) => [c, eb.ref(`excluded.${c}`)])) as never))
+          .execute();
+      }
+    }
+    await insertManyIfAbsent(trx, 'shift_corrections', [...this.pending.values()] as Array<ShiftCorrectionsTable & Record<string, unknown>>);
+    this.dirty.clear();
+    this.pending.clear();
+  }
+}
+
+async function storeOf(trx: Tx, ctx: ApplyContext, change: SyncChange): Promise<ShiftStore> {
+  const batch = ctx.batch;
+  if (!batch || change.tenant_id !== ctx.tenantId) return directStore(trx);
+  let fresh = false;
+  const b = batch.state('shifts', () => ((fresh = true), new ShiftsBatch(trx, ctx.tenantId, batch.changes)));
+  if (fresh) b.ready = b.prefetch(batch);
+  await b.ready;
+  return b;
 }
 
 const OVERLAP = 'Deze dienst overlapt met een andere dienst van dezelfde medewerker (op twee apparaten vastgelegd); beide blijven bewaard en de loonexport telt de overlap één keer.';
@@ -61,6 +259,7 @@ export const shiftsSync: EntityDescriptor[] = [
       const parsed = parsePayload(ShiftRowSchema, p.shift, 'een dienst');
       if (parsed.id !== change.entity_id) throw new RejectOp('Ongeldige dienst.');
       if (parsed.end_at !== null && timeProblems(parsed.start_at, parsed.end_at, parsed.break_minutes).length) throw new RejectOp('Ongeldige tijden in een dienst.');
+      const store = await storeOf(trx, ctx, change);
       await assertTenantRef(trx, 'users', parsed.user_id, change.tenant_id, 'De medewerker', ctx.batch);
       await assertTenantRef(trx, 'users', parsed.created_by, change.tenant_id, 'Wie de dienst vastlegde', ctx.batch);
       await assertTenantRef(trx, 'users', parsed.closed_by, change.tenant_id, 'Wie de dienst afsloot', ctx.batch);
@@ -81,14 +280,14 @@ export const shiftsSync: EntityDescriptor[] = [
         tenant_id: change.tenant_id,
       } as ShiftsTable;
 
-      const current = await trx.selectFrom('shifts').selectAll().where('id', '=', row.id).executeTakeFirst();
+      const current = await store.current(row.id);
       if (current && current.tenant_id !== change.tenant_id) throw new RejectOp('Deze dienst hoort bij een ander restaurant.');
 
       if (ctx.mode === 'adopt' || !current) {
         // The cloud's state (adopt), or a shift this side has not seen yet: take it as it is.
-        const clash = ctx.mode === 'merge' && (await overlapsAnother(trx, row));
-        await upsertById(trx, 'shifts', row as ShiftsTable & Record<string, unknown>);
-        for (const c of corrections) await insertIfAbsent(trx, 'shift_corrections', c as ShiftCorrectionsTable & Record<string, unknown>);
+        const clash = ctx.mode === 'merge' && (await store.overlapsAnother(row));
+        await store.upsert(row);
+        for (const c of corrections) await store.addCorrection(c);
         if (clash) return { conflict: OVERLAP };
         return;
       }
@@ -106,7 +305,7 @@ export const shiftsSync: EntityDescriptor[] = [
           conflictReason = 'Deze dienst was al uitgeklokt; de eerste uitklok telt.';
         }
       } else if (change.kind === 'shift.corrected' || change.kind === 'shift.snapshot') {
-        for (const c of corrections) await insertIfAbsent(trx, 'shift_corrections', c as ShiftCorrectionsTable & Record<string, unknown>);
+        for (const c of corrections) await store.addCorrection(c);
         const fields = pick<ShiftsTable>(p.fields ?? {}, ['start_at', 'end_at', 'break_minutes']);
         if (fields.start_at !== undefined) fields.start_at = parsePayload(ShiftRowSchema.shape.start_at, fields.start_at, 'een correctie van een dienst');
         if (fields.end_at !== undefined) fields.end_at = parsePayload(ShiftRowSchema.shape.end_at, fields.end_at, 'een correctie van een dienst');
@@ -124,10 +323,10 @@ export const shiftsSync: EntityDescriptor[] = [
         } else {
           next = candidate;
         }
-        next = { ...next, corrections: await countCorrections(trx, row.id) };
+        next = { ...next, corrections: await store.countCorrections(row.id) };
       }
       // clocked_in / created of a shift already here: the same shift again (a resend), nothing to do.
-      if (next !== current) await upsertById(trx, 'shifts', next as ShiftsTable & Record<string, unknown>);
+      if (next !== current) await store.upsert(next);
       const state = pick<ShiftsTable>(next as unknown as Record<string, unknown>, SHIFT_COLUMNS);
       return { payload: { ...p, shift: state }, ...(conflictReason ? { conflict: conflictReason } : {}) };
     },

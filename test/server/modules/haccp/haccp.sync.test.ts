@@ -6,7 +6,8 @@ import type { TemperatureLog } from '../../../../server/modules/haccp/haccp.sche
 import { newId } from '../../../../server/shared/ids.js';
 import { ManualClock } from '../../../../server/shared/clock.js';
 import type { Runtime } from '../../../../server/runtime.js';
-import { replicatedState, twoNodes } from '../../../sync/harness.js';
+import { createAppliance, FakeTransport, replicatedState, twoNodes } from '../../../sync/harness.js';
+import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from '../../../sync/chunk.js';
 
 /**
  * Food safety across an outage (issue 10 "Sync"): the appliance keeps logging while the cloud is
@@ -120,6 +121,65 @@ describe('HACCP sync between an appliance and the cloud', () => {
     expect(pick(await replicatedState(late, tenant.id))).toEqual(pick(await replicatedState(cloud, tenant.id)));
   });
 
+  it('one push chunk with a chain of logs, incidents, their action, a run and new units ends as applying its ops one by one; both chains verify on every side', async () => {
+    const clock = new ManualClock('2026-11-18T07:00:00Z');
+    const { cloud, tenant, transport, appliance, device } = await twoNodes({ clock });
+    await appliance.engine.syncOnce();
+    const staff = { tenantId: tenant.id, userId: tenant.staffId };
+    await cloud.services.haccp.createUnit(tenant.id, { name: 'Koelcel 1', unit_type: 'koelcel', target_max: 4 });
+    const list = await cloud.services.haccp.createChecklist(tenant.id, { name: 'Opening', frequency: 'daily', deadline: '11:00', items: [{ label: 'Koelingen' }, { label: 'Handen' }] });
+    await cloud.services.haccp.logTemperature(staff, { unit_name: 'Koelcel 1', temperature: 3 });
+    await syncFully(appliance);
+    transport.offline = true;
+    // Offline: a chain of readings (three kritiek: an incident each), an action, a run, two new units (one also registered in the cloud, with another target: a conflict).
+    await cloud.services.haccp.logTemperature(staff, { unit_name: 'Koelcel 3', unit_type: 'koelcel', temperature: 3, target_max: 4 });
+    for (let i = 0; i < 6; i++) {
+      clock.advance(20 * 60_000);
+      await appliance.services.haccp.logTemperature(staff, { unit_name: 'Koelcel 1', temperature: 2 + i * 1.5 });
+    }
+    const open = (await appliance.services.haccp.listIncidents(tenant.id, { status: 'open', limit: 50, offset: 0 })).data;
+    expect(open).toHaveLength(3);
+    await appliance.services.haccp.addAction(staff, open[1]!.id, 'Deur gesloten.');
+    await appliance.services.haccp.runChecklist(staff, list.id, { completed_items: [list.items[0]!.id] });
+    await appliance.services.haccp.logTemperature(staff, { unit_name: 'koelcel 3', unit_type: 'koelcel', temperature: 5, target_max: 5 });
+    await appliance.services.haccp.logTemperature(staff, { unit_name: 'Vriezer nieuw', unit_type: 'vriezer', temperature: -20, target_max: -18 });
+    await appliance.services.haccp.logTemperature(staff, { unit_name: 'Vriezer nieuw', temperature: -14 }); // kritiek: an incident on the unit made in this chunk
+    const made = await ownOps(appliance, device.id);
+    // The same records once more under other op ids (a record can arrive twice): already there.
+    const last = made[made.length - 1]!.device_seq;
+    const again = [made[1]!, made.find((o) => o.entity === 'haccp_incident')!].map((o, i) => ({ ...o, op_id: `01900000-0000-7000-8000-00000000aa0${i}`, device_seq: last + 1 + i }));
+    const ops = [...made, ...again];
+    expect(ops.length).toBeLessThanOrEqual(100); // one chunk
+    expect(new Set(ops.map((o) => o.entity))).toEqual(new Set(['haccp_unit', 'haccp_temperature_log', 'haccp_incident', 'haccp_action', 'haccp_checklist_run']));
+
+    const reference = await opByOp(cloud, tenant.id, device.id, ops, HACCP_TABLES);
+    expect(reference.outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+    expect(reference.outcomes.filter((o) => o.status === 'conflict').map((o) => o.reason)).toEqual(["'Koelcel 3' is ook elders geregistreerd met andere instellingen; de eerste registratie geldt."]);
+    const applies = watchBatches(['haccp_unit', 'haccp_temperature_log', 'haccp_incident', 'haccp_action', 'haccp_checklist_run']);
+    const pushed = await pushChunk(cloud, transport.key, tenant.id, ops);
+    expect(applies).toEqual({ batched: ops.length, unbatched: 0 }); // applied as one batch, not re-run op by op
+    expect(pushed).toEqual(JSON.parse(JSON.stringify(reference.outcomes)));
+    expect(await tableRows(cloud.handle.db, tenant.id, HACCP_TABLES)).toEqual(reference.rows);
+
+    // Back online: the appliance adopts the cloud's state; both verify both chains, alike.
+    transport.offline = false;
+    await syncFully(appliance);
+    const [onCloud, onApp] = [await cloud.services.haccp.verify(tenant.id), await appliance.services.haccp.verify(tenant.id)];
+    expect(onCloud.verified && onApp.verified).toBe(true);
+    expect(onApp.chains).toEqual(onCloud.chains);
+    expect(onCloud.chains.map((c) => [c.origin, c.records])).toEqual([
+      ['cloud', 2],
+      [device.id, 6 + 3 + 1 + 1 + 3 + 1],
+    ]);
+    expect(pick(await replicatedState(appliance, tenant.id))).toEqual(pick(await replicatedState(cloud, tenant.id)));
+    // A new appliance replaying the cloud's log in one pull page (a batch in adopt mode) verifies them too.
+    const { sync_key } = await cloud.services.sync.cloud.createDevice(tenant.id, 'Tweede kassa');
+    const late = await createAppliance(new FakeTransport(() => cloud, sync_key), { bootstrap: 'replay', pullLimit: 500 });
+    await late.engine.syncOnce();
+    expect((await late.services.haccp.verify(tenant.id)).chains).toEqual(onCloud.chains);
+    expect(pick(await replicatedState(late, tenant.id))).toEqual(pick(await replicatedState(cloud, tenant.id)));
+  });
+
   describe('pushed records are validated like API requests', () => {
     const V = { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION };
     let seq = 1000;
@@ -176,11 +236,23 @@ describe('HACCP sync between an appliance and the cloud', () => {
         expect(result.status).toBe('rejected');
         expect(result.reason).toMatch(reason);
       }
-      const stored = await cloud.handle.db.selectFrom('haccp_temperature_logs').select('id').where('tenant_id', '=', tenant.id).execute();
-      expect(stored.map((r) => r.id)).toEqual([good.id]);
+      // Two records at one new position in one push chunk: the first is taken, the second refused.
+      const [second, twin] = [record({ chain_seq: 2, prev_hash: good.hash }), record({ chain_seq: 2, prev_hash: good.hash, temperature: 3.5 })];
+      const both = await cloud.req({
+        method: 'POST',
+        url: '/api/v1/sync/push',
+        headers: { authorization: `Bearer ${transport.key}` },
+        payload: { ...V, ops: [second, twin].map((log) => op('haccp_temperature_log', log.id, 'haccp.temperature_logged', { log })) },
+      });
+      expect((both.json().results as Array<{ status: string; reason: string | null }>).map((r) => [r.status, r.reason])).toEqual([
+        ['applied', null],
+        ['rejected', 'Op deze plaats in de keten (nr. 2) staat al een andere temperatuurregistratie.'],
+      ]);
+      const stored = await cloud.handle.db.selectFrom('haccp_temperature_logs').select('id').where('tenant_id', '=', tenant.id).orderBy('chain_seq').execute();
+      expect(stored.map((r) => r.id)).toEqual([good.id, second.id]);
       expect(await cloud.handle.db.selectFrom('haccp_temperature_logs').select('id').where('tenant_id', '=', other.id).execute()).toEqual([]);
-      // The accepted record verifies as the device's chain on the cloud.
-      expect((await cloud.services.haccp.verify(tenant.id)).chains).toEqual([expect.objectContaining({ origin: device.id, records: 1, verified: true })]);
+      // The accepted records verify as the device's chain on the cloud.
+      expect((await cloud.services.haccp.verify(tenant.id)).chains).toEqual([expect.objectContaining({ origin: device.id, records: 2, verified: true })]);
     });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { replicatedState, twoNodes, type Appliance } from '../../../sync/harness.js';
+import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from '../../../sync/chunk.js';
 import type { SeededTenant } from '../../../helpers/app.js';
 
 /**
@@ -95,6 +96,48 @@ describe('sync: reservations', () => {
     expect(cancel.statusCode).toBe(200);
     await quiesce(appliance);
     for (const side of [cloud, appliance]) expect((await side.services.reservations.get(tenant.id, offline.id)).conflict).toBeNull();
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('one push chunk with bookings that compete for the same free table, a move and a cancellation ends as applying its ops one by one', async () => {
+    const { cloud, tenant, appliance, transport, ids, device } = await joined([['T1', 2], ['T2', 2], ['T3', 4]]);
+    transport.offline = true;
+    // Online, two guests book 19:00 and get T1 and T2; offline, staff give T1 and T2 at 19:00 to callers.
+    for (let i = 0; i < 2; i++) {
+      const online = await cloud.req({ method: 'POST', url: `/api/v1/public/reservations/${tenant.slug}`, payload: { ...guest, date: '2026-11-20', time: '19:00', party_size: 2 } });
+      expect(online.statusCode).toBe(201);
+    }
+    const staff = { tenantId: tenant.id, userId: tenant.staffId };
+    const first = await appliance.services.reservations.bookStaff(staff, { date: '2026-11-20', time: '19:00', party_size: 2, name: 'Telefoon 1', table_id: ids.T1 });
+    const second = await appliance.services.reservations.bookStaff(staff, { date: '2026-11-20', time: '19:00', party_size: 2, name: 'Telefoon 2', table_id: ids.T2 });
+    const later = await appliance.services.reservations.bookStaff(staff, { date: '2026-11-20', time: '21:00', party_size: 2, name: 'Later' });
+    await appliance.services.reservations.update(staff, later.id, { table_id: ids.T3 });
+    const gone = await appliance.services.reservations.bookStaff(staff, { date: '2026-11-20', time: '21:30', party_size: 2, name: 'Afgezegd' });
+    await appliance.services.reservations.update(staff, gone.id, { status: 'cancelled' });
+    const ops = await ownOps(appliance, device.id);
+    const reservationOps = ops.filter((o) => o.entity === 'reservation');
+    expect(reservationOps.map((o) => o.kind)).toEqual(['reservation.created', 'reservation.created', 'reservation.created', 'reservation.updated', 'reservation.created', 'reservation.updated']);
+
+    const reference = await opByOp(cloud, tenant.id, device.id, ops, ['reservations']);
+    // The first caller moves to T3, the only free table; the second finds it taken by the first: kept with a conflict.
+    expect(reference.outcomes.filter((o, i) => ops[i]!.entity === 'reservation').map((o) => [o.status, o.reason])).toEqual([
+      ['conflict', 'Tafel T1 was op dat moment al gereserveerd; deze reservering staat nu op tafel T3.'],
+      ['conflict', 'Dubbel geboekt: tafel T2 is op 2026-11-20 om 19:00 al gereserveerd en er is geen andere tafel vrij. Verplaats of annuleer een van de reserveringen.'],
+      ['applied', null],
+      ['applied', null],
+      ['applied', null],
+      ['applied', null],
+    ]);
+    const applies = watchBatches(['reservation']);
+    const pushed = await pushChunk(cloud, transport.key, tenant.id, ops);
+    expect(applies).toEqual({ batched: reservationOps.length, unbatched: 0 });
+    expect(pushed).toEqual(JSON.parse(JSON.stringify(reference.outcomes)));
+    expect(await tableRows(cloud.handle.db, tenant.id, ['reservations'])).toEqual(reference.rows);
+    expect((await cloud.services.reservations.get(tenant.id, first.id)).table_name).toBe('T3');
+    expect((await cloud.services.reservations.get(tenant.id, second.id)).table_name).toBe('T2');
+
+    transport.offline = false;
+    await quiesce(appliance);
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../server/shared/clock.js';
 import { shiftsSync } from '../../../../server/modules/shifts/shifts.sync.js';
 import { replicatedState, twoNodes } from '../../../sync/harness.js';
+import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from '../../../sync/chunk.js';
 
 /** Shifts across sync (docs/insights.md "Shifts across sync"): a cloud and an appliance sharing one clock. */
 async function joined() {
@@ -115,6 +116,54 @@ describe('shifts across sync', () => {
       expect(s).toMatchObject({ end: '2026-11-20T09:30:00.000Z', break_minutes: 15, worked_minutes: 195, corrected: true });
       expect(s.corrections.map((c) => c.reason).sort()).toEqual(['Later klaar', 'Pauze vergeten']);
     }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('one push chunk with clock-ins and -outs of one shift, two corrections of one shift, an overlap and a late clock-out ends as applying its ops one by one', async () => {
+    const { cloud, tenant, appliance, transport, clock, device } = await joined();
+    const staff = { tenantId: tenant.id, userId: tenant.staffId };
+    const admin = { tenantId: tenant.id, userId: tenant.adminId };
+    const bram = (await cloud.services.users.create(tenant.id, { name: 'Bram', role: 'staff', pin: '2345' })).id;
+    const entered = await cloud.services.shifts.create(admin, { user_id: tenant.staffId, start: '2026-11-20T06:00:00Z', end: '2026-11-20T09:00:00Z' });
+    const tablet = await appliance.services.shifts.clockIn(staff); // 10:00
+    await quiesce(appliance);
+    transport.offline = true;
+    clock.advanceMinutes(30);
+    await appliance.services.shifts.clockIn({ tenantId: tenant.id, userId: bram }); // 10:30 on the tablet
+    clock.advanceMinutes(15);
+    await cloud.services.shifts.clockIn({ tenantId: tenant.id, userId: bram }); // 10:45 online: overlaps
+    clock.advanceMinutes(75);
+    await cloud.services.shifts.clockOut(staff); // 12:00 online
+    await cloud.services.shifts.correct(admin, entered.id, { end: '2026-11-20T09:30:00Z', reason: 'Later klaar' });
+    clock.advanceMinutes(60);
+    await appliance.services.shifts.clockOut(staff, { break_minutes: 15 }); // 13:00 on the tablet: the second clock-out
+    await appliance.services.shifts.correct(admin, entered.id, { break_minutes: 15, reason: 'Pauze vergeten' });
+    clock.advanceMinutes(1);
+    await appliance.services.shifts.correct(admin, entered.id, { break_minutes: 20, reason: 'Pauze was langer' });
+    await appliance.services.shifts.clockOut({ tenantId: tenant.id, userId: bram }); // 13:01
+    await appliance.services.shifts.create(admin, { user_id: tenant.staffId, start: '2026-11-19T08:00:00Z', end: '2026-11-19T12:00:00Z', break_minutes: 30 });
+    const pending = (await ownOps(appliance, device.id)).filter((o) => o.entity_id !== tablet.id || o.kind !== 'shift.clocked_in'); // that one was pushed before
+    expect(pending.map((o) => o.kind)).toEqual(['shift.clocked_in', 'shift.clocked_out', 'shift.corrected', 'shift.corrected', 'shift.clocked_out', 'shift.created']);
+
+    const reference = await opByOp(cloud, tenant.id, device.id, pending, ['shifts', 'shift_corrections']);
+    expect(reference.outcomes.map((o) => [o.status, o.reason])).toEqual([
+      ['conflict', expect.stringMatching(/overlapt met een andere dienst/)],
+      ['conflict', 'Deze dienst was al uitgeklokt; de eerste uitklok telt.'],
+      ['applied', null],
+      ['applied', null],
+      ['applied', null],
+      ['applied', null],
+    ]);
+    const applies = watchBatches(['shift']);
+    const pushed = await pushChunk(cloud, transport.key, tenant.id, pending);
+    expect(applies).toEqual({ batched: pending.length, unbatched: 0 });
+    expect(pushed).toEqual(JSON.parse(JSON.stringify(reference.outcomes)));
+    expect(await tableRows(cloud.handle.db, tenant.id, ['shifts', 'shift_corrections'])).toEqual(reference.rows);
+    const corrected = await cloud.services.shifts.get(tenant.id, entered.id);
+    expect([corrected.end, corrected.break_minutes, corrected.corrections.length]).toEqual(['2026-11-20T09:30:00.000Z', 20, 3]);
+
+    transport.offline = false;
+    await quiesce(appliance);
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });
 

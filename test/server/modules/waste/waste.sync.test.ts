@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../server/shared/clock.js';
 import { wasteSync } from '../../../../server/modules/waste/waste.sync.js';
 import { replicatedState, twoNodes } from '../../../sync/harness.js';
+import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from '../../../sync/chunk.js';
 
 /** Waste across sync (docs/insights.md "Waste across sync"): a ledger; the stock removal travels as stock's own row. */
 async function joined() {
@@ -34,6 +35,39 @@ describe('waste across sync', () => {
       expect((await side.services.stock.list(tenant.id)).data.find((x) => x.product_id === zalm)!.total).toBe(-2);
     }
     expect((await cloud.services.waste.list(tenant.id, 7, 50, 0)).data.map((x) => x.id)).toContain(w.id);
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
+  it('one push chunk with several entries (one twice, one of a product made in the same chunk) ends as applying its ops one by one', async () => {
+    const { cloud, tenant, appliance, transport, zalm, device } = await joined();
+    const keuken = (await cloud.services.stock.createLocation(tenant.id, { name: 'Keuken' })).id;
+    await appliance.engine.syncOnce();
+    transport.offline = true;
+    const actor = { tenantId: tenant.id, userId: tenant.staffId };
+    await appliance.services.waste.record(actor, { product_id: zalm, quantity: 1.5, reason: 'bederf' });
+    await appliance.services.waste.record({ tenantId: tenant.id, userId: null }, { product_id: zalm, quantity: 0.25, reason: 'overproductie', location_id: keuken });
+    const kaas = (await appliance.services.menu.createProduct(tenant.id, { name: 'Kaas', price_cents: 0, cost_cents: 900, unit: 'kg', on_menu: false })).id;
+    await appliance.services.waste.record(actor, { product_id: kaas, quantity: 2, reason: 'retour', note: 'Schimmel' });
+    const made = await ownOps(appliance, device.id);
+    const first = made.find((o) => o.entity === 'waste')!;
+    const ops = [...made, { ...first, op_id: '01900000-0000-7000-8000-00000000ab01', device_seq: made[made.length - 1]!.device_seq + 1 }];
+    expect(ops.filter((o) => o.entity === 'waste')).toHaveLength(4);
+
+    const reference = await opByOp(cloud, tenant.id, device.id, ops, ['waste_entries']);
+    expect(reference.outcomes.map((o) => o.status)).toEqual(ops.map(() => 'applied'));
+    const applies = watchBatches(['waste']);
+    const pushed = await pushChunk(cloud, transport.key, tenant.id, ops);
+    expect(applies).toEqual({ batched: 4, unbatched: 0 });
+    expect(pushed).toEqual(JSON.parse(JSON.stringify(reference.outcomes)));
+    expect(await tableRows(cloud.handle.db, tenant.id, ['waste_entries'])).toEqual(reference.rows);
+    expect(reference.rows.waste_entries).toHaveLength(3);
+
+    transport.offline = false;
+    for (let i = 0; i < 5; i++) {
+      const r = await appliance.engine.syncOnce();
+      if (r.pushed === 0 && r.pulled === 0) break;
+    }
+    expect((await cloud.services.waste.stats(tenant.id, 7)).entries).toBe(3);
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });
 
