@@ -33,7 +33,8 @@ import { createRuntime, type Runtime } from '../server/runtime.js';
 import { ManualClock } from '../server/shared/clock.js';
 import type { OrderStatus } from '../server/modules/orders/orders.schemas.js';
 import { SyncEngine, SyncTransient } from '../sync/engine.js';
-import { syncRegistry } from '../server/modules/sync-descriptors.js';
+import { MODULE_DESCRIPTORS, syncRegistry } from '../server/modules/sync-descriptors.js';
+import { TxBatch } from '../sync/apply-helpers.js';
 import { httpTransport } from '../sync/transport.js';
 import { machine, percentile, table } from './lib/format.js';
 import { assertDurability } from './lib/seed.js';
@@ -88,6 +89,37 @@ export interface CatchupResult {
   payments: { orders: number; paid: number; failed: number; refunds: number };
   /** Outgoing webhooks (docs/partners.md): the cloud sends every order event, also those made offline, to a receiver on 127.0.0.1 while it takes the catch-up. */
   webhooks: { deliveries: number; orderCreated: number; drainMs: number; duplicates: number; retried: number };
+}
+
+// BENCH_SQL_PROFILE=1: the appliance's (this process's) apply time per entity during the timed pull.
+const pullProfile = new Map<string, { n: number; ms: number }>();
+if (process.env.BENCH_SQL_PROFILE) {
+  for (const d of MODULE_DESCRIPTORS) {
+    const apply = d.apply;
+    d.apply = async (trx, change, ctx) => {
+      const t0 = performance.now();
+      try {
+        return await apply.call(d, trx, change, ctx);
+      } finally {
+        const v = pullProfile.get(d.entity) ?? { n: 0, ms: 0 };
+        v.n++;
+        v.ms += performance.now() - t0;
+        pullProfile.set(d.entity, v);
+      }
+    };
+  }
+  const flush = TxBatch.prototype.flush;
+  TxBatch.prototype.flush = async function (this: TxBatch, trx) {
+    const t0 = performance.now();
+    try {
+      return await flush.call(this, trx);
+    } finally {
+      const v = pullProfile.get('batch flush') ?? { n: 0, ms: 0 };
+      v.n++;
+      v.ms += performance.now() - t0;
+      pullProfile.set('batch flush', v);
+    }
+  };
 }
 
 const perDay = Number(process.env.BENCH_SYNC_ORDERS_PER_DAY ?? 1000);
@@ -749,6 +781,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       if (!r.more) break;
     }
     const t1 = performance.now();
+    pullProfile.clear();
     let pullPages = 0;
     let pulledChanges = 0;
     for (;;) {
@@ -759,6 +792,10 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     }
     const t2 = performance.now();
     server.child.send({ type: 'sql-profile', action: 'print' });
+    if (process.env.BENCH_SQL_PROFILE) {
+      console.error('bench appliance pull profile (adopt, per entity):');
+      for (const [k, v] of [...pullProfile].sort((a, b) => b[1].ms - a[1].ms)) console.error(`${v.ms.toFixed(0).padStart(7)} ms ${String(v.n).padStart(7)} ${(v.ms / v.n).toFixed(3).padStart(7)}  ${k}`);
+    }
     const during = await shop.stop();
     const peak = rss.stop();
     // Not timed: the web orders that came in after the last page.

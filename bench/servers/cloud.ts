@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../../server/db/database.js';
 import { MODULE_DESCRIPTORS } from '../../server/modules/sync-descriptors.js';
 import { TxBatch } from '../../sync/apply-helpers.js';
+import type { BatchState } from '../../sync/types.js';
 import { ChangeLog } from '../../server/db/change-log.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { loadConfig } from '../../server/config.js';
@@ -94,6 +95,15 @@ if (profile) {
     };
   for (const d of MODULE_DESCRIPTORS) d.apply = timed(`apply ${d.entity}`, d.apply);
   TxBatch.prototype.flush = timed('batch flush', TxBatch.prototype.flush);
+  // And each state's own flush, by its key.
+  const state = TxBatch.prototype.state;
+  TxBatch.prototype.state = function <T extends BatchState>(this: TxBatch, key: string, create: () => T): T {
+    return state.call(this, key, () => {
+      const made = create();
+      made.flush = timed(`  flush ${key.replace(/:.*/, ':…')}`, made.flush.bind(made));
+      return made;
+    }) as T;
+  };
 }
 
 // IPC {type:'sql-profile', action:'reset'|'print'}: the bench marks the phase it wants profiled (the catch-up).
