@@ -1,12 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { PROTOCOL_VERSION } from '../../sync/protocol.js';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { newId } from '../../server/shared/ids.js';
 import { earnId } from '../../server/modules/loyalty/loyalty.rules.js';
 import { rebuildAccounts } from '../../server/modules/loyalty/loyalty.ledger.js';
+import { loyaltySync } from '../../server/modules/loyalty/loyalty.sync.js';
 import type { Runtime } from '../../server/runtime.js';
 import { seedMenu, type SeededMenu } from '../helpers/factories.js';
 import { findEverywhere } from '../server/modules/loyalty/helpers.js';
+import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from './chunk.js';
 import { createAppliance, FakeTransport, replicatedState, twoNodes } from './harness.js';
 
 /** Loyalty across the appliance and the cloud (issue 9, docs/loyalty.md): earning once, the escrow, merges, erasure. */
@@ -39,7 +41,7 @@ async function paid(rt: Pick<Runtime, 'services'>, tenantId: string, menu: Seede
 const balance = async (rt: Pick<Runtime, 'services'>, tenantId: string, phone: string) => (await rt.services.loyalty.balanceByPhone(tenantId, phone)).balance;
 
 /** Both sides: identical replicated tables, and the maintained accounts equal to the ledger's replay and to each other. */
-async function expectConverged(n: Nodes) {
+async function expectConverged(n: Pick<Nodes, 'appliance' | 'cloud' | 'tenant'>) {
   expect(await replicatedState(n.appliance, n.tenant.id)).toEqual(await replicatedState(n.cloud, n.tenant.id));
   const accounts = async (rt: Runtime) => {
     const rows = await rt.handle.db.selectFrom('loyalty_accounts').select(['customer_id', 'holder', 'points']).where('tenant_id', '=', n.tenant.id).execute();
@@ -361,5 +363,233 @@ describe('loyalty sync: bootstrap', () => {
     expect(await replicatedState(late, n.tenant.id)).toEqual(await replicatedState(n.cloud, n.tenant.id));
     expect(await late.services.loyalty.balanceByPhone(n.tenant.id, '0612345678')).toMatchObject({ balance: 72 });
     expect((await late.services.loyalty.getByPhone(n.tenant.id, '+31687654321')).balance).toBe(29);
+  });
+});
+
+/** Every call of the loyalty descriptors on one side: whether it ran inside a batch (ApplyContext.batch). */
+function watchApplies() {
+  const calls: Array<{ entity: string; side: string; mode: string; batch: boolean }> = [];
+  vi.restoreAllMocks();
+  for (const d of loyaltySync) {
+    const apply = d.apply;
+    vi.spyOn(d, 'apply').mockImplementation((trx, change, ctx) => {
+      calls.push({ entity: d.entity, side: ctx.side, mode: ctx.mode, batch: ctx.batch !== undefined });
+      return apply.call(d, trx, change, ctx);
+    });
+  }
+  onTestFinished(() => {
+    vi.restoreAllMocks();
+  });
+  return calls;
+}
+
+describe('loyalty sync: a push chunk and a pull page apply as one batch, with the outcome of op by op', () => {
+  /**
+   * One guest, one push: offline, the appliance creates its own record of a guest the cloud
+   * registered meanwhile (merged by the cloud), earns on three orders, returns the lease above a
+   * lowered allowance and redeems twice from the lease. `pushBatch` 1 pushes op by op (a chunk per op).
+   */
+  async function guestQueued(pushBatch?: number) {
+    const nodes = await twoNodes(pushBatch ? { pushBatch } : {});
+    const { cloud, tenant, appliance, transport } = nodes;
+    const menu = await seedMenu(cloud, tenant.id);
+    await cloud.services.tenants.patchSettings(tenant.id, { loyalty_offline_allowance: 100 });
+    await appliance.engine.syncOnce();
+    transport.offline = true;
+    await paid(cloud, tenant.id, menu, '0612345678', 21); // 304 in the cloud; the appliance's lease of 100
+    await paid(appliance, tenant.id, menu, '06 12345678', 1); // 14: the appliance's own record of the guest
+    await cloud.services.tenants.patchSettings(tenant.id, { loyalty_offline_allowance: 10 });
+    // A moment online, pulling only: the cloud's record, the lease and the allowance arrive; the appliance's ops stay queued.
+    transport.offline = false;
+    while ((await appliance.engine.pullOnce()).more);
+    transport.offline = true;
+    expect(await appliance.services.loyalty.returnExcess(tenant.id)).toBe(1); // 90 of the lease of 100 back
+    await paid(appliance, tenant.id, menu, '0612345678', 2); // 29, earned by the cloud's record (the higher balance)
+    await paid(appliance, tenant.id, menu, '0612345678', 3); // 43
+    const guest = await appliance.services.loyalty.balanceByPhone(tenant.id, '0612345678');
+    const who = { tenantId: tenant.id, userId: null };
+    await appliance.services.loyalty.redeem(who, { customer_id: guest.customer_id, points: 8 });
+    await appliance.services.loyalty.redeem(who, { customer_id: guest.customer_id, points: 2 });
+    expect((await appliance.services.loyalty.getByPhone(tenant.id, '+31612345678')).redeemable_here).toBe(0);
+    return { ...nodes, menu };
+  }
+
+  async function guestOffline(pushBatch?: number) {
+    const nodes = await guestQueued(pushBatch);
+    const { cloud, tenant, appliance, transport } = nodes;
+    transport.offline = false;
+    const pending = await appliance.engine.pendingCount();
+    const calls = watchApplies();
+    let pushes = 0;
+    for (;;) {
+      pushes += 1;
+      if (!(await appliance.engine.pushOnce()).more) break;
+    }
+    const pushed = calls.filter((c) => c.side === 'cloud');
+    await quiesce(appliance);
+    await expectConverged(nodes);
+    // What the cloud decided, without ids: each op's status, the accounts per record and holder, the leases, the balance.
+    const ops = await cloud.handle.db.selectFrom('sync_ops').select(['status']).where('tenant_id', '=', tenant.id).orderBy('device_seq').execute();
+    const customers = new Map((await cloud.handle.db.selectFrom('loyalty_customers').select(['id', 'origin']).where('tenant_id', '=', tenant.id).execute()).map((c) => [c.id, c.origin === 'cloud' ? 'cloud-record' : 'kassa-record']));
+    const accounts: Record<string, number> = {};
+    for (const rt of [cloud, appliance]) {
+      for (const a of await rt.handle.db.selectFrom('loyalty_accounts').select(['customer_id', 'holder', 'points']).where('tenant_id', '=', tenant.id).execute()) {
+        accounts[`${rt === cloud ? 'cloud' : 'kassa'}:${customers.get(a.customer_id)}/${a.holder === nodes.device.id ? 'lease' : a.holder}`] = Number(a.points);
+      }
+    }
+    const leases = (await cloud.handle.db.selectFrom('loyalty_leases').select('points').where('tenant_id', '=', tenant.id).execute()).map((l) => Number(l.points)).sort((a, b) => a - b);
+    return { ...nodes, pending, pushes, pushed, outcome: { statuses: ops.map((o) => o.status), accounts, leases, balance: await balance(cloud, tenant.id, '0612345678') } };
+  }
+
+  it('a customer created, earns, a lease return and lease redemptions of one guest in one chunk: the same balances, leases and answers as op by op', async () => {
+    const batched = await guestOffline();
+    expect(batched.pushes).toBe(1); // one request, one chunk (fewer than 100 ops)
+    expect(batched.pending).toBeLessThan(100);
+    // Every loyalty op applied once, inside the chunk's batch (no op-by-op re-run after a failure).
+    expect(batched.pushed.length).toBe(7);
+    expect(batched.pushed.every((c) => c.batch && c.mode === 'merge')).toBe(true);
+    // 304 + 14 + 29 + 43 − 8 − 2; the lease 100 − 90, then topped up to the allowance of 10 after each redemption.
+    expect(batched.outcome).toMatchObject({
+      balance: 380,
+      leases: [-90, 2, 8, 100],
+      accounts: { 'cloud:cloud-record/pool': 370, 'cloud:cloud-record/lease': 10, 'kassa:cloud-record/pool': 370, 'kassa:cloud-record/lease': 10 },
+    });
+    expect(batched.outcome.statuses.filter((s) => s === 'conflict')).toHaveLength(1); // the merge of the two records
+    expect(batched.outcome.statuses.filter((s) => s === 'rejected')).toHaveLength(0);
+
+    const opByOp = await guestOffline(1);
+    expect(opByOp.pushes).toBeGreaterThanOrEqual(opByOp.pending); // a chunk per op
+    expect(opByOp.outcome).toEqual(batched.outcome);
+  });
+
+  it('the same chunk pushed as is and applied op by op without a batch (the safe re-run): the same answers, merged payloads and rows', async () => {
+    const n = await guestQueued();
+    const ops = await ownOps(n.appliance, n.device.id);
+    expect(ops.filter((o) => o.entity.startsWith('loyalty_')).map((o) => o.kind)).toEqual([
+      'loyalty.customer_created',
+      'loyalty.points_earned',
+      'loyalty.lease_returned',
+      'loyalty.points_earned',
+      'loyalty.points_earned',
+      'loyalty.points_redeemed',
+      'loyalty.points_redeemed',
+    ]);
+    const tables = ['loyalty_customers', 'loyalty_transactions', 'loyalty_leases'];
+    // Grants get new ids on every apply: compared without them.
+    const withoutIds = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x) => (k === 'grants' ? (x as Array<{ id: string }>).map(({ id: _i, ...g }) => g) : x)));
+    const leases = (rows: Record<string, unknown[]>) => ({ ...rows, loyalty_leases: rows.loyalty_leases!.map((r) => JSON.stringify({ ...(r as object), id: undefined })).sort() });
+    const reference = await opByOp(n.cloud, n.tenant.id, n.device.id, ops, tables);
+    const counts = watchBatches(['loyalty_customer', 'loyalty_transaction', 'loyalty_lease']);
+    const outcomes = await pushChunk(n.cloud, n.transport.key, n.tenant.id, ops);
+    expect(counts).toEqual({ batched: 7, unbatched: 0 });
+    expect(withoutIds(outcomes)).toEqual(withoutIds(reference.outcomes));
+    expect(outcomes.filter((o) => o.status !== 'applied').map((o) => o.reason)).toEqual([expect.stringMatching(/samengevoegd/)]);
+    expect(leases(await tableRows(n.cloud.handle.db, n.tenant.id, tables))).toEqual(leases(reference.rows));
+    n.transport.offline = false;
+    await quiesce(n.appliance);
+    await expectConverged(n);
+  });
+
+  it('inside one chunk each spend sees the earlier ones and the top-ups they caused: never beyond the lease', async () => {
+    const n = await joined({ allowance: 10 });
+    await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 1); // 14: lease 10, pool 4
+    await quiesce(n.appliance);
+    const c = await n.cloud.services.loyalty.balanceByPhone(n.tenant.id, '0612345678');
+    const at = new Date().toISOString();
+    const tx = (type: 'redeem' | 'adjust', points: number) => ({
+      entity: 'loyalty_transaction',
+      kind: type === 'redeem' ? 'loyalty.points_redeemed' : 'loyalty.points_adjusted',
+      payload: { transaction: { id: newId(), customer_id: c.customer_id, type, points, pool: points < 0 ? 'lease' : 'pool', device_id: points < 0 ? n.device.id : null, order_id: null, note: null, user_id: null, origin: n.device.id, created_at: at } },
+    });
+    let seq = 20_000;
+    const push = async (ops: Array<ReturnType<typeof tx>>) => {
+      const res = await n.cloud.app.inject({
+        method: 'POST',
+        url: '/api/v1/sync/push',
+        headers: { authorization: `Bearer ${n.transport.key}` },
+        payload: { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION, ops: ops.map((o) => ({ op_id: newId(), device_seq: ++seq, entity_id: o.payload.transaction.id, created_at: at, ...o })) },
+      });
+      expect(res.statusCode).toBe(200);
+      return res.json().results.map((r: { status: string }) => r.status);
+    };
+    const view = async () => {
+      const acc = await n.cloud.services.loyalty.getByPhone(n.tenant.id, '+31612345678');
+      return { balance: acc.balance, pool: acc.redeemable_here, lease: acc.balance - acc.redeemable_here };
+    };
+    const calls = watchApplies();
+    // 10 from the lease (0 left, topped up with the pool's last 4); 5 more than the lease holds now.
+    expect(await push([tx('redeem', -10), tx('redeem', -5)])).toEqual(['applied', 'rejected']);
+    expect(await view()).toEqual({ balance: 4, pool: 0, lease: 4 });
+    calls.length = 0;
+    // +20 to the pool (lease topped up to 10), 10 spent (topped up again), 10 spent again: only with the top-ups of this chunk.
+    expect(await push([tx('adjust', 20), tx('redeem', -10), tx('redeem', -10)])).toEqual(['applied', 'applied', 'applied']);
+    expect(calls.filter((x) => x.side === 'cloud').map((x) => x.batch)).toEqual([true, true, true]);
+    expect(await view()).toEqual({ balance: 4, pool: 0, lease: 4 });
+    const grants = await n.cloud.handle.db.selectFrom('loyalty_leases').select('points').where('tenant_id', '=', n.tenant.id).orderBy('created_at').execute();
+    expect(grants.map((g) => Number(g.points)).sort((a, b) => a - b)).toEqual([4, 4, 6, 10, 10]);
+    await quiesce(n.appliance);
+    await expectConverged(n);
+  });
+
+  it('a new appliance replaying the log (pull pages applied as batches) holds the same customers, ledger, leases and accounts', async () => {
+    const world = await guestOffline();
+    const { cloud, tenant } = world;
+    const { sync_key } = await cloud.services.sync.cloud.createDevice(tenant.id, 'Tweede kassa');
+    const late = await createAppliance(new FakeTransport(() => cloud, sync_key), { bootstrap: 'replay', pullLimit: 7 });
+    const calls = watchApplies();
+    await late.engine.syncOnce();
+    expect(calls.filter((c) => c.side === 'appliance').every((c) => c.batch)).toBe(true);
+    expect(await replicatedState(late, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+    const accounts = async (rt: Runtime) =>
+      (await rt.handle.db.selectFrom('loyalty_accounts').select(['customer_id', 'holder', 'points']).where('tenant_id', '=', tenant.id).where('points', '!=', 0).orderBy('customer_id').orderBy('holder').execute()).map((a) => ({ ...a, points: Number(a.points) }));
+    expect(await accounts(late)).toEqual(await accounts(cloud));
+  });
+});
+
+describe('loyalty sync: an erasure inside a push chunk', () => {
+  async function eraseBetweenEarns(pushBatch?: number) {
+    const nodes = await twoNodes(pushBatch ? { pushBatch } : {});
+    const { cloud, tenant, appliance, transport } = nodes;
+    const menu = await seedMenu(cloud, tenant.id);
+    await appliance.engine.syncOnce();
+    transport.offline = true;
+    const who = { tenantId: tenant.id, userId: null };
+    const order = await paid(appliance, tenant.id, menu, '06 31415926', 2, 'Pi Pieters'); // 29, the customer created
+    const first = await appliance.services.loyalty.balanceByPhone(tenant.id, '0631415926');
+    await appliance.services.loyalty.erase(who, first.customer_id);
+    await paid(appliance, tenant.id, menu, '06 31415926', 1, 'Pi Pieters'); // 14: a new customer (a new consent)
+    transport.offline = false;
+    const calls = watchApplies();
+    await quiesce(appliance);
+    const pushed = calls.filter((c) => c.side === 'cloud');
+    await cloud.services.loyalty.settled();
+    await appliance.services.loyalty.settled();
+    await expectConverged(nodes);
+    const rows = await cloud.handle.db.selectFrom('loyalty_customers').select(['id', 'erased_at']).where('tenant_id', '=', tenant.id).execute();
+    const points = await cloud.handle.db.selectFrom('loyalty_transactions').select(['customer_id', 'points']).where('tenant_id', '=', tenant.id).execute();
+    return {
+      pushed: { ops: pushed.length, batched: pushed.filter((c) => c.batch).length },
+      customers: rows.map((r) => (r.id === first.customer_id ? 'erased:' : 'live:') + (r.erased_at ? 'tombstone' : 'kept')).sort(),
+      points: points.map((p) => `${p.customer_id === first.customer_id ? 'erased' : 'new'}:${Number(p.points)}`).sort(),
+      balance: await balance(cloud, tenant.id, '0631415926'),
+      // The erased guest's record and first order keep nothing personal; the change log copies of them neither.
+      erasedRow: await cloud.handle.db.selectFrom('loyalty_customers').select(['phone', 'name', 'email']).where('id', '=', first.customer_id).executeTakeFirst(),
+      firstOrder: await cloud.handle.db.selectFrom('orders').select(['customer_phone', 'customer_name']).where('id', '=', order.id).executeTakeFirst(),
+      logged: (await cloud.handle.db.selectFrom('change_log').select('payload').where('tenant_id', '=', tenant.id).where((eb) => eb.or([eb('entity_id', '=', first.customer_id), eb('entity_id', '=', order.id)])).execute()).filter((c) => /31415926|Pi Pieters/.test(c.payload)).length,
+    };
+  }
+
+  it('a customer created, an earn, the erasure and a new customer with an earn in one chunk: as op by op, the erased record and its order without the number', async () => {
+    const batched = await eraseBetweenEarns();
+    expect(batched).toEqual({
+      pushed: { ops: 6, batched: 6 }, // two customers, two earns, the privacy log entry, the erasure: once each, in the chunk's batch
+      customers: ['erased:tombstone', 'live:kept'],
+      points: ['erased:29', 'new:14'],
+      balance: 14,
+      erasedRow: { phone: null, name: null, email: null },
+      firstOrder: { customer_phone: null, customer_name: null },
+      logged: 0,
+    });
+    expect(await eraseBetweenEarns(1)).toEqual({ ...batched, pushed: expect.anything() });
   });
 });

@@ -170,6 +170,26 @@ export const loyaltyRepository = {
     return { pointsPerEuro: s.loyalty_points_per_euro, allowance: s.loyalty_offline_allowance };
   },
 
+  /**
+   * Cloud: the tenant's offline allowance and, when it is above 0, the appliances that may hold
+   * leases (`settings` and `activeDevices` in one statement: the tenant's row joined with its
+   * devices that are not revoked).
+   */
+  escrow: async (db: Executor, tenantId: string): Promise<{ allowance: number; devices: string[] }> => {
+    const rows = await db
+      .selectFrom('tenants')
+      .leftJoin('sync_devices', (j) => j.onRef('sync_devices.tenant_id', '=', 'tenants.id').on('sync_devices.revoked_at', 'is', null))
+      .selectAll('tenants')
+      .select('sync_devices.id as device_id')
+      .where('tenants.id', '=', tenantId)
+      .orderBy('sync_devices.id')
+      .execute();
+    if (rows.length === 0) return { allowance: 0, devices: [] };
+    const { device_id: _d, ...tenant } = rows[0]!;
+    const allowance = settingsOf(tenant).loyalty_offline_allowance;
+    return { allowance, devices: allowance > 0 ? rows.map((r) => r.device_id).filter((id): id is string => id !== null) : [] };
+  },
+
   /** Cloud: the tenant's appliances that may hold leases (sync/ device registry; read only). */
   activeDevices: async (db: Executor, tenantId: string): Promise<string[]> =>
     (await db.selectFrom('sync_devices').select('id').where('tenant_id', '=', tenantId).where('revoked_at', 'is', null).orderBy('id').execute()).map((r) => r.id),

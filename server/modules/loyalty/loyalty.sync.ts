@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
-import { assertTenantRef, parsePayload } from '../../../sync/apply-helpers.js';
-import { RejectOp, snapshotNext, type ApplyContext, type ApplyOutcome, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
-import { addLease, addTransaction, eraseGroup, erasureScope, foldAccounts, replaceTransaction, rootOf, sameTransaction, topUp } from './loyalty.ledger.js';
+import { parsePayload } from '../../../sync/apply-helpers.js';
+import { RejectOp, snapshotNext, type ApplyContext, type ApplyOutcome, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { eraseGroup, erasureScope, rootOf, sameTransaction } from './loyalty.ledger.js';
+import { addLeaseIn, addTransactionIn, directStore, replaceTransactionIn, rootIn, settleBatch, storeFor, topUpIn, type LoyaltyStore } from './loyalty.store.js';
 import { loyaltyRepository as repo, type CustomerRow, type LeaseRow, type PrivacyRow, type TransactionRow } from './loyalty.repository.js';
 import { CustomerRowSchema, LeaseRowSchema, PrivacyRowSchema, TransactionRowSchema } from './loyalty.schemas.js';
 
@@ -16,6 +17,10 @@ import { CustomerRowSchema, LeaseRowSchema, PrivacyRowSchema, TransactionRowSche
  *   decrement only from the appliance's own lease and tops up the leases after each change, sending
  *   the grants down with the op; only the cloud grants, only the appliance returns.
  * - `loyalty_privacy` (ledger): the export/erase log.
+ *
+ * Every apply reads and writes through a `LoyaltyStore` (loyalty.store.ts): inside a batch (the
+ * cloud's push chunk, an appliance's pull or snapshot page) the batch's, which reads what the batch
+ * names once and writes at the flush; otherwise the database directly. Same logic, same outcome.
  */
 
 const CustomerPayload = z.looseObject({
@@ -50,28 +55,28 @@ const scrubbed = (c: CustomerRow): CustomerRow => ({ ...c, phone: null, name: nu
  * and not yet pushed is not undone by an older pulled state); a newly merged record's accounts move
  * to its survivor.
  */
-async function adoptCustomer(trx: Tx, tenantId: string, incoming: z.infer<typeof CustomerRowSchema>): Promise<void> {
-  const local = await ownRow(await repo.findCustomer(trx, tenantId, incoming.id), tenantId);
+async function adoptCustomer(s: LoyaltyStore, tenantId: string, incoming: z.infer<typeof CustomerRowSchema>): Promise<void> {
+  const local = await ownRow(await s.customer(incoming.id), tenantId);
   let next: CustomerRow = { ...incoming, tenant_id: tenantId };
   if (local?.erased_at && !next.erased_at) next = { ...scrubbed(next), erased_at: local.erased_at };
   if (local) {
     const { id, ...rest } = next;
-    await repo.updateCustomer(trx, id, rest);
+    await s.updateCustomer(id, rest);
   } else {
-    await repo.insertCustomer(trx, next);
+    await s.insertCustomer(next);
   }
   if (next.merged_into && local?.merged_into !== next.merged_into) {
-    const root = await rootOf(trx, tenantId, next.merged_into);
-    await foldAccounts(trx, tenantId, next.id, root?.id ?? next.merged_into);
+    const root = await rootIn(s, next.merged_into);
+    await s.fold(next.id, root?.id ?? next.merged_into);
   }
 }
 
-async function mergeCustomer(trx: Tx, change: SyncChange, ctx: ApplyContext, p: z.infer<typeof CustomerPayload>): Promise<ApplyOutcome | void> {
+async function mergeCustomer(s: LoyaltyStore, change: SyncChange, ctx: ApplyContext, p: z.infer<typeof CustomerPayload>): Promise<ApplyOutcome | void> {
   const tenantId = change.tenant_id;
   const c = p.customer;
-  const existing = await ownRow(await repo.findCustomer(trx, tenantId, c.id), tenantId);
+  const existing = await ownRow(await s.customer(c.id), tenantId);
   if (existing) {
-    const target = (await rootOf(trx, tenantId, existing.id))!;
+    const target = (await rootIn(s, existing.id))!;
     if (target.erased_at || existing.erased_at) {
       // The tombstone wins over personal fields that arrive after the erasure.
       return { payload: { customer: scrubbed(existing), fields: {} }, conflict: 'Deze klant is gewist; de gewijzigde gegevens zijn niet bewaard.' };
@@ -85,27 +90,27 @@ async function mergeCustomer(trx: Tx, change: SyncChange, ctx: ApplyContext, p: 
     if (Object.keys(fields).length > 0) {
       const updated_at = change.created_at > target.updated_at ? change.created_at : target.updated_at;
       row = { ...target, ...fields, updated_at };
-      await repo.updateCustomer(trx, target.id, { ...fields, updated_at });
+      await s.updateCustomer(target.id, { ...fields, updated_at });
     }
     return { payload: { customer: row, fields } };
   }
   if (change.kind !== 'loyalty.customer_created') throw new RejectOp('Klant niet gevonden.');
   const row: CustomerRow = { ...c, tenant_id: tenantId, merged_into: null, merged_at: null, erased_at: c.erased_at };
   if (ctx.side === 'cloud' && row.phone && !row.erased_at) {
-    const live = (await repo.liveByPhone(trx, tenantId, row.phone)).filter((x) => x.id !== row.id);
+    const live = (await s.liveByPhone(row.phone)).filter((x) => x.id !== row.id);
     const survivor = live[0];
     if (survivor) {
       // The same phone created on two sides of an outage: the customer the cloud saw first survives;
       // this record joins it (its ledger rows count for the survivor) and fills the survivor's gaps.
       const merged: CustomerRow = { ...row, merged_into: survivor.id, merged_at: ctx.now };
-      await repo.insertCustomer(trx, merged);
+      await s.insertCustomer(merged);
       const gaps: Partial<CustomerRow> = {};
       if (!survivor.name && row.name) gaps.name = row.name;
       if (!survivor.email && row.email) gaps.email = row.email;
       let after = survivor;
       if (Object.keys(gaps).length > 0) {
         after = { ...survivor, ...gaps, updated_at: ctx.now };
-        await repo.updateCustomer(trx, survivor.id, { ...gaps, updated_at: ctx.now });
+        await s.updateCustomer(survivor.id, { ...gaps, updated_at: ctx.now });
       }
       return {
         payload: { customer: merged, survivor: after },
@@ -113,19 +118,22 @@ async function mergeCustomer(trx: Tx, change: SyncChange, ctx: ApplyContext, p: 
       };
     }
   }
-  await repo.insertCustomer(trx, row);
+  await s.insertCustomer(row);
   return { payload: { customer: row } };
 }
 
+/** An erasure works on the tables directly (customers, orders, change log): inside a batch, after the batch's loyalty writes so far. */
 async function applyErasure(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<ApplyOutcome | void> {
   const tenantId = change.tenant_id;
   const p = parsePayload(ErasedPayload, change.payload, 'een gewiste klant');
+  await settleBatch(trx, ctx, tenantId);
   const root = await rootOf(trx, tenantId, p.customer_id);
   if (root && root.tenant_id !== tenantId) throw new RejectOp('Deze gegevens horen bij een ander restaurant.');
   if (ctx.mode === 'adopt') {
     // Orders found by this node's copy of the phone, before the rows lose it.
     const local = root ? await erasureScope(trx, tenantId, root.id) : { orderIds: [] as string[] };
-    for (const c of p.customers) await adoptCustomer(trx, tenantId, c);
+    const direct = directStore(trx, tenantId);
+    for (const c of p.customers) await adoptCustomer(direct, tenantId, c);
     if (root) await eraseGroup(trx, tenantId, root.id, p.erased_at, [...p.order_ids, ...local.orderIds], p.customers.map((c) => c.id));
     return;
   }
@@ -153,34 +161,19 @@ async function applyTransaction(trx: Tx, change: SyncChange, ctx: ApplyContext):
   const snapshot = change.kind === 'loyalty.transaction_snapshot';
   if (!snapshot && TYPE_OF_KIND[change.kind] !== row.type) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
   if (snapshot && ctx.mode !== 'adopt') throw new RejectOp('Een momentopname komt alleen uit de cloud.');
-  if (ctx.side === 'cloud' && ctx.mode === 'merge') return mergeTransaction(trx, change, ctx, row);
-  const existing = await ownRow(await repo.findTransaction(trx, row.id), tenantId);
+  const s = await storeFor(trx, ctx, tenantId);
+  if (ctx.side === 'cloud' && ctx.mode === 'merge') return mergeTransaction(s, change, ctx, row);
+  const existing = await ownRow(await s.transaction(row.id), tenantId);
 
   if (ctx.mode === 'adopt') {
     // The cloud's version is the truth (the same earn may have been written here under another customer).
-    if (!existing) await addTransaction(trx, row);
-    else if (!sameTransaction(existing, row)) await replaceTransaction(trx, existing, row);
-    for (const g of p.grants ?? []) await addLease(trx, { ...g, tenant_id: tenantId });
+    if (!existing) await addTransactionIn(s, row);
+    else if (!sameTransaction(existing, row)) await replaceTransactionIn(s, existing, row);
+    for (const g of p.grants ?? []) await addLeaseIn(s, { ...g, tenant_id: tenantId });
     return;
   }
   // Rebase of this appliance's own pending row: the union.
-  if (!existing) await addTransaction(trx, row);
-}
-
-/** Per push chunk: the tenant's allowance and devices, read once (a no-op flush: nothing is deferred). */
-class EscrowCache implements BatchState {
-  readonly byTenant = new Map<string, { allowance: number; devices: string[] }>();
-  async flush(): Promise<void> {}
-}
-
-async function escrowOf(trx: Tx, tenantId: string, ctx: ApplyContext): Promise<{ allowance: number; devices: string[] }> {
-  const cache = ctx.batch?.state('loyalty-escrow', () => new EscrowCache());
-  const hit = cache?.byTenant.get(tenantId);
-  if (hit) return hit;
-  const { allowance } = await repo.settings(trx, tenantId);
-  const found = { allowance, devices: allowance > 0 ? await repo.activeDevices(trx, tenantId) : [] };
-  cache?.byTenant.set(tenantId, found);
-  return found;
+  if (!existing) await addTransactionIn(s, row);
 }
 
 /**
@@ -188,29 +181,28 @@ async function escrowOf(trx: Tx, tenantId: string, ctx: ApplyContext): Promise<{
  * back down), one earn per order, a decrement only from the pushing appliance's own lease and never
  * beyond it; then the leases of the customer topped up, the grants sent down with this op.
  */
-async function mergeTransaction(trx: Tx, change: SyncChange, ctx: ApplyContext, row: TransactionRow): Promise<ApplyOutcome> {
+async function mergeTransaction(s: LoyaltyStore, change: SyncChange, ctx: ApplyContext, row: TransactionRow): Promise<ApplyOutcome> {
   const tenantId = change.tenant_id;
-  const found = await repo.transactionOrEarn(trx, tenantId, row.id, row.type === 'earn' ? row.order_id : null);
+  const found = await s.transactionOrEarn(row.id, row.type === 'earn' ? row.order_id : null);
   const existing = await ownRow(found.find((f) => f.id === row.id), tenantId);
   if (existing) return { payload: { transaction: stripTenant(existing) } };
-  const root = await rootOf(trx, tenantId, row.customer_id);
+  const root = await rootIn(s, row.customer_id);
   if (!root) throw new RejectOp('De klant bestaat niet bij dit restaurant.');
   if (row.order_id) {
-    const order = await trx.selectFrom('orders').select('tenant_id').where('id', '=', row.order_id).executeTakeFirst();
-    if (order && order.tenant_id !== tenantId) throw new RejectOp('De bestelling bestaat niet bij dit restaurant.');
+    const orderTenant = await s.orderTenant(row.order_id);
+    if (orderTenant !== undefined && orderTenant !== tenantId) throw new RejectOp('De bestelling bestaat niet bij dit restaurant.');
   }
   // The order's earn under another id (never made by this code; the unique index would refuse it): keep the first.
   const other = found.find((f) => f.id !== row.id);
   if (other) return { payload: { transaction: stripTenant(other) } };
   if (row.points < 0) {
     if (row.pool !== 'lease' || row.device_id !== change.origin) throw new RejectOp('Een kassa kan alleen punten uit haar eigen bewaring inwisselen.');
-    if (!(await repo.spend(trx, root.id, row.device_id, -row.points))) throw new RejectOp('Deze kassa wisselde meer punten in dan zij in bewaring had.');
-    await repo.insertTransaction(trx, row);
+    if (!(await s.spend(root.id, row.device_id, -row.points))) throw new RejectOp('Deze kassa wisselde meer punten in dan zij in bewaring had.');
+    await s.insertTransaction(row);
   } else {
-    await addTransaction(trx, row, root.id);
+    await addTransactionIn(s, row, root.id);
   }
-  const { allowance, devices } = await escrowOf(trx, tenantId, ctx);
-  const grants = await topUp(trx, tenantId, root.id, allowance, ctx.now, devices);
+  const grants = await topUpIn(s, tenantId, root.id, ctx.now);
   return { payload: { transaction: stripTenant(row), ...(grants.length ? { grants: grants.map(stripTenant) } : {}) } };
 }
 
@@ -219,27 +211,30 @@ async function applyLease(trx: Tx, change: SyncChange, ctx: ApplyContext): Promi
   const p = parsePayload(LeasePayload, change.payload, 'punten in bewaring');
   const row: LeaseRow = { ...p.lease, tenant_id: tenantId };
   if (row.id !== change.entity_id) throw new RejectOp('Ongeldige wijziging van punten in bewaring.');
-  const existing = await ownRow(await repo.findLease(trx, row.id), tenantId);
+  const s = await storeFor(trx, ctx, tenantId);
+  const existing = await ownRow(await s.lease(row.id), tenantId);
   if (ctx.mode === 'adopt' || ctx.side === 'appliance') {
-    if (!existing) await addLease(trx, row);
+    if (!existing) await addLeaseIn(s, row);
     return;
   }
   if (change.kind !== 'loyalty.lease_returned' || row.points >= 0 || row.device_id !== change.origin) {
     throw new RejectOp('Alleen de cloud geeft punten in bewaring; een kassa kan alleen haar eigen punten teruggeven.');
   }
-  await assertTenantRef(trx, 'loyalty_customers', row.customer_id, tenantId, 'De klant', ctx.batch);
+  // The customer must be one of this restaurant's (also when the return itself was applied before).
+  if (!(await s.customer(row.customer_id))) throw new RejectOp('De klant bestaat niet bij dit restaurant.');
   if (existing) return;
-  const root = (await rootOf(trx, tenantId, row.customer_id))!;
-  const held = (await repo.accountsOf(trx, [root.id])).find((a) => a.holder === row.device_id);
-  if (-row.points > Number(held?.points ?? 0)) throw new RejectOp('Deze kassa gaf meer punten terug dan zij in bewaring had.');
-  await addLease(trx, row);
+  const root = (await rootIn(s, row.customer_id))!;
+  const held = (await s.accounts(root.id)).get(row.device_id) ?? 0;
+  if (-row.points > held) throw new RejectOp('Deze kassa gaf meer punten terug dan zij in bewaring had.');
+  await addLeaseIn(s, row);
 }
 
-async function applyPrivacy(trx: Tx, change: SyncChange): Promise<void> {
+async function applyPrivacy(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<void> {
   const p = parsePayload(PrivacyPayload, change.payload, 'het privacylogboek');
   const row: PrivacyRow = { ...p.entry, tenant_id: change.tenant_id };
-  await ownRow(await trx.selectFrom('loyalty_privacy_log').selectAll().where('id', '=', row.id).executeTakeFirst(), change.tenant_id);
-  await repo.insertPrivacy(trx, row);
+  const s = await storeFor(trx, ctx, change.tenant_id);
+  await ownRow(await s.privacy(row.id), change.tenant_id);
+  await s.insertPrivacy(row);
 }
 
 function snapshotOf<K extends 'loyalty_customers' | 'loyalty_transactions' | 'loyalty_leases' | 'loyalty_privacy_log'>(table: K, entity: string, kind: string, key: string): EntityDescriptor['snapshot'] {
@@ -262,13 +257,14 @@ export const loyaltySync: EntityDescriptor[] = [
       if (!['loyalty.customer_created', 'loyalty.customer_updated', 'loyalty.customer_snapshot'].includes(change.kind)) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
       const p = parsePayload(CustomerPayload, change.payload, 'een klant');
       if (p.customer.id !== change.entity_id && change.kind !== 'loyalty.customer_updated') throw new RejectOp('Ongeldige klant.');
+      const s = await storeFor(trx, ctx, change.tenant_id);
       if (ctx.mode === 'adopt') {
-        if (p.survivor) await adoptCustomer(trx, change.tenant_id, p.survivor);
-        await adoptCustomer(trx, change.tenant_id, p.customer);
+        if (p.survivor) await adoptCustomer(s, change.tenant_id, p.survivor);
+        await adoptCustomer(s, change.tenant_id, p.customer);
         return;
       }
       if (change.kind === 'loyalty.customer_snapshot') throw new RejectOp('Een momentopname komt alleen uit de cloud.');
-      return mergeCustomer(trx, change, ctx, p);
+      return mergeCustomer(s, change, ctx, p);
     },
     snapshot: snapshotOf('loyalty_customers', 'loyalty_customer', 'loyalty.customer_snapshot', 'customer'),
   },
@@ -290,8 +286,8 @@ export const loyaltySync: EntityDescriptor[] = [
     entity: 'loyalty_privacy',
     merge: 'ledger',
     tables: ['loyalty_privacy_log'],
-    async apply(trx, change) {
-      await applyPrivacy(trx, change);
+    async apply(trx, change, ctx) {
+      await applyPrivacy(trx, change, ctx);
     },
     snapshot: snapshotOf('loyalty_privacy_log', 'loyalty_privacy', 'loyalty.privacy_snapshot', 'entry'),
   },
