@@ -58,7 +58,8 @@ function profiledHandle(stats: Map<string, { n: number; ms: number }>) {
       w.n++;
       w.ms += e.queryDurationMillis;
       byWriter.set(who, w);
-      const k = e.query.sql.replace(/\$\d+(, \$\d+)*/g, '$…').slice(0, 110);
+      const short = who.startsWith('applyChunk') ? 'push ' : who === 'no change-log write' ? 'other' : 'write';
+      const k = `${short} ${e.query.sql.replace(/\$\d+(, \$\d+)*/g, '$…').slice(0, 110)}`;
       const s = stats.get(k) ?? { n: 0, ms: 0 };
       s.n++;
       s.ms += e.queryDurationMillis;
