@@ -109,6 +109,26 @@ if (profile) {
 
 // IPC {type:'sql-profile', action:'reset'|'print'}: the bench marks the phase it wants profiled (the catch-up).
 let cpuAtReset = process.cpuUsage();
+// BENCH_CPU_PROF_CATCHUP=dir: a CPU profile of this process over the same phase (node:inspector), written to dir.
+const cpuDir = process.env.BENCH_CPU_PROF_CATCHUP;
+const inspector = cpuDir ? new (await import('node:inspector')).Session() : null;
+if (inspector) inspector.connect();
+const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => inspector!.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+process.on('message', (m: { type?: string; action?: string }) => {
+  if (m?.type !== 'sql-profile' || !inspector) return;
+  void (async () => {
+    if (m.action === 'reset') {
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 500 });
+      await post('Profiler.start');
+    } else {
+      const { profile: cpu } = (await post('Profiler.stop')) as { profile: unknown };
+      const file = `${cpuDir}/cloud-catchup-${process.pid}.cpuprofile`;
+      (await import('node:fs')).writeFileSync(file, JSON.stringify(cpu));
+      console.error(`bench cloud: CPU profile of the catch-up in ${file}`);
+    }
+  })().catch((err: unknown) => console.error('bench cloud: CPU profile failed', err));
+});
 process.on('message', (m: { type?: string; action?: string }) => {
   if (m?.type !== 'sql-profile' || !profile) return;
   if (m.action === 'reset') {
