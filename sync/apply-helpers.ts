@@ -43,6 +43,30 @@ export async function insertManyIfAbsent(trx: Tx, table: TableName, rows: Readon
   return inserted;
 }
 
+/**
+ * `upsertById` for many rows of one table in multi-row statements (`on conflict (id) do update`):
+ * rows are grouped by the columns they carry (a peer may send fewer), and each row's given columns
+ * overwrite the stored ones. For a batch's flush.
+ */
+export async function upsertManyById(trx: Tx, table: TableName, rows: Iterable<{ id: string } & Record<string, unknown>>): Promise<void> {
+  const groups = new Map<string, Array<{ id: string } & Record<string, unknown>>>();
+  for (const row of rows) {
+    const cols = Object.keys(row).sort().join(',');
+    groups.set(cols, [...(groups.get(cols) ?? []), row]);
+  }
+  const t = table as 'users';
+  for (const group of groups.values()) {
+    const cols = Object.keys(group[0]!).filter((c) => c !== 'id');
+    for (let i = 0; i < group.length; i += ROWS_PER_INSERT) {
+      await trx
+        .insertInto(t)
+        .values(group.slice(i, i + ROWS_PER_INSERT) as never)
+        .onConflict((oc) => oc.column('id').doUpdateSet((eb) => Object.fromEntries(cols.map((c) => [c, eb.ref(`excluded.${c}` as never)])) as never))
+        .execute();
+    }
+  }
+}
+
 /** Keeps only the keys that are columns of the table, so unknown fields from a newer peer do not break the insert. */
 export function pick<T extends object>(source: Record<string, unknown>, keys: readonly (keyof T & string)[]): Partial<T> {
   const out: Record<string, unknown> = {};

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
 import type { ReservationsTable, TenantsTable } from '../../db/database.js';
-import { assertTenantRef, parsePayload, pick } from '../../../sync/apply-helpers.js';
+import { assertTenantRef, parsePayload, pick, upsertManyById } from '../../../sync/apply-helpers.js';
 import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { ReservationRow } from './reservations.schemas.js';
 import { zonedInstant } from './reservations.rules.js';
@@ -185,22 +185,7 @@ class ReservationsBatch implements BatchState, ReservationStore {
   }
 
   async flush(trx: Tx): Promise<void> {
-    // Grouped by their columns (every row has them all today; a peer could send fewer).
-    const groups = new Map<string, ReservationsTable[]>();
-    for (const row of this.dirty.values()) {
-      const cols = Object.keys(row).sort().join(',');
-      groups.set(cols, [...(groups.get(cols) ?? []), row]);
-    }
-    for (const rows of groups.values()) {
-      const cols = Object.keys(rows[0]!).filter((c) => c !== 'id') as Array<keyof ReservationsTable>;
-      for (let i = 0; i < rows.length; i += 50) {
-        await trx
-          .insertInto('reservations')
-          .values(rows.slice(i, i + 50))
-          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => Object.fromEntries(cols.map((c) => [c, eb.ref(`excluded.${c}`)])) as never))
-          .execute();
-      }
-    }
+    await upsertManyById(trx, 'reservations', this.dirty.values() as Iterable<ReservationsTable & Record<string, unknown>>);
     this.dirty.clear();
   }
 }

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/connection.js';
 import type { ShiftCorrectionsTable, ShiftsTable } from '../../db/database.js';
-import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, preloadTenantRefs, upsertById } from '../../../sync/apply-helpers.js';
+import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, preloadTenantRefs, upsertById, upsertManyById } from '../../../sync/apply-helpers.js';
 import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { ShiftCorrectionRowSchema, ShiftRowSchema } from './shifts.schemas.js';
 import { overlaps, timeProblems } from './shifts.rules.js';
@@ -203,22 +203,8 @@ class ShiftsBatch implements BatchState, ShiftStore {
   }
 
   async flush(trx: Tx): Promise<void> {
-    // Shifts first (a correction refers to its shift), grouped by their columns (a peer may send fewer).
-    const groups = new Map<string, ShiftsTable[]>();
-    for (const row of this.dirty.values()) {
-      const cols = Object.keys(row).sort().join(',');
-      groups.set(cols, [...(groups.get(cols) ?? []), row]);
-    }
-    for (const rows of groups.values()) {
-      const cols = Object.keys(rows[0]!).filter((c) => c !== 'id') as Array<keyof ShiftsTable>;
-      for (let i = 0; i < rows.length; i += 50) {
-        await trx
-          .insertInto('shifts')
-          .values(rows.slice(i, i + 50))
-          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => Object.fromEntries(cols.map((c) => [c, eb.ref(`excluded.${c}`)])) as never))
-          .execute();
-      }
-    }
+    // Shifts first (a correction refers to its shift).
+    await upsertManyById(trx, 'shifts', this.dirty.values() as Iterable<ShiftsTable & Record<string, unknown>>);
     await insertManyIfAbsent(trx, 'shift_corrections', [...this.pending.values()] as Array<ShiftCorrectionsTable & Record<string, unknown>>);
     this.dirty.clear();
     this.pending.clear();
