@@ -226,19 +226,7 @@ type Claim = Pick<OrdersTable, 'id' | 'tenant_id' | 'business_day' | 'number' | 
  * What stands in the way of creating order `id` with this number and key: the order itself (applied
  * before), and whether another order of the tenant holds the number or the key. One statement.
  */
-async function readClaims(trx: Tx, tenantId: string, id: string, day: string, number: string, key: string | null): Promise<Claim[]> {
-  return trx
-    .selectFrom('orders')
-    .select(['id', 'tenant_id', 'business_day', 'number', 'idempotency_key'])
-    .where((eb) =>
-      eb.or([
-        eb('id', '=', id),
-        eb.and([eb('tenant_id', '=', tenantId), eb('business_day', '=', day), eb('number', '=', number)]),
-        ...(key ? [eb.and([eb('tenant_id', '=', tenantId), eb('idempotency_key', '=', key)])] : []),
-      ]),
-    )
-    .execute();
-}
+const readClaims = (trx: Tx, tenantId: string, id: string, day: string, number: string, key: string | null): Promise<Claim[]> => readClaimsMany(trx, tenantId, [{ id, day, number, key }]);
 
 /** `readClaims` for many new orders of one tenant at once (a batch's prefetch): a superset, filtered per order by `claimsOf`. */
 async function readClaimsMany(trx: Tx, tenantId: string, wanted: ReadonlyArray<{ id: string; day: string; number: string; key: string | null }>): Promise<Claim[]> {
