@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { ChangeLog, ChangeRecord } from '../server/db/change-log.js';
 import type { Db, Tx } from '../server/db/connection.js';
 import type { SyncStateTable } from '../server/db/database.js';
@@ -114,7 +115,7 @@ export class SyncEngine {
 
   async readState(db: Db | Tx = this.o.db): Promise<SyncStateTable | undefined> {
     const row = await db.selectFrom('sync_state').selectAll().where('id', '=', STATE_ID).executeTakeFirst();
-    return row ? { ...row, pull_cursor: Number(row.pull_cursor), acked_seq: Number(row.acked_seq) } : undefined;
+    return row ? { ...row, pull_cursor: Number(row.pull_cursor), acked_seq: Number(row.acked_seq), echoed_seq: row.echoed_seq === null ? null : Number(row.echoed_seq) } : undefined;
   }
 
   /** Handshake, and on an empty database the binding to the cloud's device and tenant. */
@@ -140,7 +141,7 @@ export class SyncEngine {
         await setMeta(trx, 'device_id', device.id);
         await trx
           .insertInto('sync_state')
-          .values({ id: STATE_ID, tenant_id: device.tenant_id, device_id: device.id, pull_cursor: 0, acked_seq: 0, lease_holder: null, lease_expires_at: null, last_success_at: null, last_error: null, last_error_at: null, stopped_reason: null, snapshot_cursor: this.o.bootstrap === 'replay' ? null : '', updated_at: now })
+          .values({ id: STATE_ID, tenant_id: device.tenant_id, device_id: device.id, pull_cursor: 0, acked_seq: 0, lease_holder: null, lease_expires_at: null, last_success_at: null, last_error: null, last_error_at: null, stopped_reason: null, snapshot_cursor: this.o.bootstrap === 'replay' ? null : '', echoed_seq: 0, updated_at: now })
           .onConflict((oc) => oc.column('id').doNothing())
           .execute();
       });
@@ -256,41 +257,66 @@ export class SyncEngine {
       const batch = new TxBatch(res.changes.map((c) => ({ ...stripSeq(c), tenant_id: tenantId })));
       const ctx = { side: 'appliance', tenantId, now: w.now, ...batch.context } as const;
       let acked = current.acked_seq;
+      // Echoes (sync/README.md "Echoes"): own ops come back in this device's op order. Every own op
+      // after `echoed` is re-applied over any cloud state adopted for its entity, so the local state
+      // is always the cloud's plus this device's not-yet-echoed ops; an echo that carries exactly
+      // what was sent therefore changes nothing here and is skipped. Null: not known yet (a database
+      // from before this rule): every echo is adopted, as then, until the first one sets it.
+      let echoed = current.echoed_seq;
       const ids = res.changes.map((c) => c.op_id);
-      const known = new Map<string, { seq: number; origin: string }>();
+      const known = new Map<string, { seq: number; origin: string; payload: string | null }>();
       for (let i = 0; i < ids.length; i += 500) {
-        const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin']).where('tenant_id', '=', tenantId).where('op_id', 'in', ids.slice(i, i + 500)).execute();
-        for (const r of rows) known.set(r.op_id, { seq: Number(r.seq), origin: r.origin });
+        const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin', 'payload']).where('tenant_id', '=', tenantId).where('op_id', 'in', ids.slice(i, i + 500)).execute();
+        for (const r of rows) known.set(r.op_id, { seq: Number(r.seq), origin: r.origin, payload: r.origin === deviceId ? r.payload : null });
       }
-      // Entities with own ops still pending: only these can need a rebase. `acked` only grows in
-      // this page and the page adds no own ops, so this set can only over-approximate.
-      const pendingEntities = new Set(
-        (
-          await w.trx
-            .selectFrom('change_log')
-            .select(['entity', 'entity_id'])
-            .distinct()
-            .where('tenant_id', '=', tenantId)
-            .where('origin', '=', deviceId)
-            .where('seq', '>', acked)
-            .execute()
-        ).map((r) => `${r.entity}\u0000${r.entity_id}`),
-      );
+      // What this page adopts: foreign changes new here, and echoes that differ from what was sent.
+      // Equal as JSON values (key order aside: the cloud's validation may rebuild an object).
+      const echoSame = (c: WireChange, local: { payload: string | null }) => local.payload !== null && isDeepStrictEqual(JSON.parse(local.payload), c.payload);
+      const adopting = res.changes.filter((c) => {
+        const local = known.get(c.op_id);
+        return !local || (local.origin === deviceId && !(echoed !== null && echoSame(c, local)));
+      });
+      // Of their entities, those with own ops that may need re-applying on top: not yet echoed (or,
+      // while `echoed` is unknown, not yet acknowledged), and not rejected by the cloud. One lookup
+      // per page; it can only over-approximate (`echoed` and `acked` only grow within the page).
+      const pendingEntities = new Set<string>();
+      const adoptIds = [...new Set(adopting.map((c) => c.entity_id))];
+      const after = echoed ?? acked;
+      for (let i = 0; i < adoptIds.length; i += 500) {
+        const rows = await w.trx
+          .selectFrom('change_log')
+          .select(['entity', 'entity_id'])
+          .distinct()
+          .where('tenant_id', '=', tenantId)
+          .where('entity_id', 'in', adoptIds.slice(i, i + 500))
+          .where('origin', '=', deviceId)
+          .where('seq', '>', after)
+          .execute();
+        for (const r of rows) pendingEntities.add(`${r.entity}\u0000${r.entity_id}`);
+      }
       for (const c of res.changes) {
         const local = known.get(c.op_id);
         if (local && local.origin !== deviceId) continue; // applied before (a page seen twice)
-        if (local) acked = Math.max(acked, local.seq); // our own op, now final in the cloud
+        if (local) {
+          acked = Math.max(acked, local.seq); // our own op, now final in the cloud
+          const same = echoed !== null && echoSame(c, local);
+          echoed = Math.max(echoed ?? 0, local.seq);
+          if (same) {
+            applied += 1;
+            continue;
+          }
+        }
         const change: SyncChange = { ...stripSeq(c), tenant_id: tenantId };
         const descriptor = this.reg.descriptor(c.entity);
         if (descriptor) {
           await descriptor.apply(w.trx, change, { ...ctx, mode: 'adopt' });
-          if (pendingEntities.has(`${c.entity}\u0000${c.entity_id}`)) await this.rebase(w.trx, change, acked, { ...ctx, mode: 'merge' }, deviceId);
+          if (pendingEntities.has(`${c.entity}\u0000${c.entity_id}`)) await this.rebase(w.trx, change, echoed ?? acked, { ...ctx, mode: 'merge' }, deviceId);
         } else {
           this.o.log?.('sync: change of an entity this version does not know; kept in the change log, not applied', { entity: c.entity, kind: c.kind });
         }
         if (!local) {
           records.push(await w.record({ entity: c.entity, entityId: c.entity_id, kind: c.kind, payload: c.payload, opId: c.op_id, origin: c.origin, createdAt: c.created_at }));
-          known.set(c.op_id, { seq: 0, origin: c.origin });
+          known.set(c.op_id, { seq: 0, origin: c.origin, payload: null });
         }
         applied += 1;
       }
@@ -298,7 +324,7 @@ export class SyncEngine {
       await this.o.failpoint?.('pull.after_apply_before_cursor');
       await w.trx
         .updateTable('sync_state')
-        .set({ pull_cursor: res.next_cursor, acked_seq: acked, last_success_at: w.now, last_error: null, updated_at: w.now })
+        .set({ pull_cursor: res.next_cursor, acked_seq: acked, echoed_seq: echoed, last_success_at: w.now, last_error: null, updated_at: w.now })
         .where('id', '=', STATE_ID)
         .execute();
     });
@@ -350,17 +376,21 @@ export class SyncEngine {
     return { applied, more: true, records: [] };
   }
 
-  /** Re-applies this device's pending ops on the entity over the cloud state just adopted (Replicache-style rebase). */
-  private async rebase(trx: Tx, change: SyncChange, acked: number, ctx: ApplyContext, deviceId: string): Promise<void> {
+  /**
+   * Re-applies this device's ops after `after` on the entity over the cloud state just adopted
+   * (Replicache-style rebase): the ops the cloud has not echoed yet, except those it rejected.
+   */
+  private async rebase(trx: Tx, change: SyncChange, after: number, ctx: ApplyContext, deviceId: string): Promise<void> {
     const { tenantId } = ctx;
     const pending = await trx
       .selectFrom('change_log')
       .selectAll()
       .where('tenant_id', '=', tenantId)
-      .where('origin', '=', deviceId)
-      .where('seq', '>', acked)
-      .where('entity', '=', change.entity)
       .where('entity_id', '=', change.entity_id)
+      .where('seq', '>', after)
+      .where('origin', '=', deviceId)
+      .where('entity', '=', change.entity)
+      .where('op_id', 'not in', (eb) => eb.selectFrom('sync_op_results').select('op_id').where('tenant_id', '=', tenantId).where('status', '=', 'rejected'))
       .orderBy('seq')
       .execute();
     const descriptor = this.reg.descriptor(change.entity)!;

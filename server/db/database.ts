@@ -216,6 +216,8 @@ export interface SyncStateTable {
   stopped_reason: string | null;
   /** Snapshot bootstrap under way: the cloud's cursor of the next page ('' = not started); null otherwise. */
   snapshot_cursor: string | null;
+  /** Local seq of the last own op whose echo was pulled back from the cloud; null: not known yet (sync/README.md "Echoes"). */
+  echoed_seq: number | null;
   updated_at: string;
 }
 

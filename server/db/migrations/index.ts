@@ -13,6 +13,7 @@ import * as m0011 from './0011_floor.js';
 import * as m0012 from './0012_webhooks.js';
 import * as m0013 from './0013_payments.js';
 import * as m0014 from './0014_insights.js';
+import * as m0015 from './0015_sync_echo.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   '0012_webhooks': m0012,
   '0013_payments': m0013,
   '0014_insights': m0014,
+  '0015_sync_echo': m0015,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

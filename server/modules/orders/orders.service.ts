@@ -116,6 +116,9 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
     return load(tenantId, existing.id);
   }
 
+  /** A history row as a change carries it: its tenant and order are the change's own (as the cloud records a pushed one). */
+  const wireHistory = ({ tenant_id: _t, order_id: _o, ...h }: HistoryRow) => h;
+
   const historyRow = (w: Writer, actor: Actor, orderId: string, from: OrderStatus | null, to: OrderStatus): HistoryRow => ({
     id: newId(),
     tenant_id: actor.tenantId,
@@ -242,7 +245,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
             entity: 'order',
             entityId: id,
             kind: 'order.created',
-            payload: { order, history, business_day: day, origin: row.origin, idempotency_key: row.idempotency_key, request_hash: row.request_hash, created_by: row.created_by },
+            payload: { order, history: wireHistory(history), business_day: day, origin: row.origin, idempotency_key: row.idempotency_key, request_hash: row.request_hash, created_by: row.created_by },
           });
           return order;
         });
@@ -269,7 +272,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         const history = historyRow(w, actor, id, row.status, to);
         await ordersRepository.insertHistory(w.trx, history);
         const order = toOrderDto({ ...row, status: to, updated_at: w.now }, await ordersRepository.itemsOf(w.trx, [id]));
-        await w.record({ entity: 'order', entityId: id, kind: 'order.status_changed', payload: { order, from: row.status, to, history } });
+        await w.record({ entity: 'order', entityId: id, kind: 'order.status_changed', payload: { order, from: row.status, to, history: wireHistory(history) } });
         await run('statusChanged', w, actor, order, row.status, to);
         return { order, from: row.status, changed: true };
       });
