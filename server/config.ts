@@ -30,6 +30,8 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** 1: the cloud may send webhooks to private, loopback and link-local addresses (CONTRACT §15; the appliance always may). */
   WEBHOOK_ALLOW_PRIVATE: boolish.default(false),
+  /** Where webhooks are sent from (docs/partners.md "Sender thread"): default `thread` in the cloud (on PostgreSQL), `inline` on the appliance. */
+  WEBHOOK_SENDER: z.enum(['inline', 'thread']).optional(),
   MOLLIE_API_KEY: z.string().regex(/^(test|live)_\w{20,}$/, "moet beginnen met test_ of live_ (de API-sleutel uit het Mollie-dashboard)").optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional(),
   /** Tests only: the Mollie API the official client talks to (a fake on 127.0.0.1); unset: Mollie's own. */
@@ -56,6 +58,8 @@ export interface Config {
   bodyLimit: number;
   /** WEBHOOK_ALLOW_PRIVATE (docs/partners.md): webhooks may go to private/loopback/link-local addresses in the cloud too. */
   webhookAllowPrivate: boolean;
+  /** WEBHOOK_SENDER: `thread` sends webhooks from a worker thread with its own database pool (PostgreSQL only; SQLite always sends inline). */
+  webhookSender: 'inline' | 'thread';
   /** Payments (docs/payments.md): the Mollie key (unset: the built-in simulator), where guests and Mollie reach this server, and the Mollie API endpoint override for tests. */
   mollieApiKey?: string;
   publicBaseUrl?: string;
@@ -101,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logFile: e.LOG_FILE,
     bodyLimit: e.BODY_LIMIT_BYTES,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookSender: e.WEBHOOK_SENDER ?? (e.ROLE === 'cloud' ? 'thread' : 'inline'),
     mollieApiKey: e.MOLLIE_API_KEY,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     mollieApiEndpoint: e.MOLLIE_API_ENDPOINT,

@@ -28,6 +28,8 @@ export interface DbHandle {
   dialect: Dialect;
   /** The PostgreSQL schema this handle is pinned to, if any. */
   pgSchema?: string;
+  /** PostgreSQL: how this handle was opened, so another thread can open its own pool on the same database and schema. */
+  connection?: OpenDbOptions;
   /** A cheap round trip, for /health. */
   ping(): Promise<boolean>;
   /** SQLite only: a consistent online copy of the database into `destFile` (server/backup.ts). */
@@ -93,6 +95,7 @@ export function openDb(opts: OpenDbOptions): DbHandle {
       db,
       dialect: 'postgres',
       pgSchema: opts.pgSchema,
+      connection: { databaseUrl: opts.databaseUrl, pgSchema: opts.pgSchema },
       ping: async () => {
         try {
           await sql`select 1`.execute(db);

@@ -269,3 +269,25 @@ export async function postOnce(
     clearTimeout(timer);
   }
 }
+
+/** The sender's view of the outside world: the address rule, the resolver and the attempt deadline (tests change them). */
+export interface SendNet {
+  resolve: Resolver;
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+/** One attempt of a delivery: sign the stored body with the webhook's current secret and POST it (inline and in the sender thread alike). */
+export function sendDelivery(
+  d: { id: string; body: string; event_type: string; attempts: number },
+  hook: { url: string; secret: string },
+  net: SendNet,
+): Promise<PostResult> {
+  const headers = {
+    'x-service-signature': signature(hook.secret, d.body),
+    'x-service-delivery': d.id,
+    'x-service-event': d.event_type,
+    'x-service-attempt': String(d.attempts + 1),
+  };
+  return postOnce(hook.url, d.body, headers, { allowPrivate: net.allowPrivate, resolve: net.resolve, timeoutMs: net.timeoutMs });
+}

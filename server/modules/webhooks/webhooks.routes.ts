@@ -25,13 +25,13 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
     // The change log feeds the queue (one node per tenant batch); the worker sends from the queue.
     app.consumers.register(webhooks.consumer);
     app.scheduler.register(DELIVERY_JOB, '*/5 * * * * *', async () => {
-      await webhooks.worker.runDue();
+      await webhooks.sender.runDue();
     });
     // Finished deliveries are kept 30 days (DELIVERY_RETENTION_DAYS), then pruned at night.
     app.scheduler.register(PRUNE_JOB, '17 3 * * *', async () => {
       await webhooks.pruneDeliveries();
     });
-    app.addHook('onListen', async () => webhooks.worker.start());
+    app.addHook('onListen', async () => webhooks.sender.start());
     app.addHook('onClose', async () => webhooks.close());
   }
 

@@ -10,7 +10,9 @@ import type { TenantsService } from '../tenants/tenants.service.js';
 import { DeliveryWorker, type Timers } from './webhooks.delivery.js';
 import { eventOf } from './webhooks.events.js';
 import { MANAGED_IN_CLOUD } from '../apikeys/apikeys.service.js';
-import { AddressNotFound, AddressRefused, postOnce, resolveChecked, signature, systemResolver, type Resolver } from './webhooks.outbound.js';
+import { AddressNotFound, AddressRefused, resolveChecked, sendDelivery, systemResolver, type SendNet } from './webhooks.outbound.js';
+import { ThreadSender, type Sender } from './webhooks.thread.js';
+import type { OpenDbOptions } from '../../db/connection.js';
 import { webhooksRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
 import {
   ATTEMPT_TIMEOUT_MS,
@@ -95,6 +97,8 @@ export interface WebhooksDeps {
   config: Config;
   tenants: TenantsService;
   timers?: Timers;
+  /** PostgreSQL: how to open another pool on the same database (the sender thread's). */
+  connection?: OpenDbOptions;
 }
 
 /** How long a finished delivery stays listed (and re-sendable) before the daily prune removes it. */
@@ -103,7 +107,7 @@ export const DELIVERY_RETENTION_DAYS = 30;
 export function createWebhooksService(deps: WebhooksDeps) {
   const { db, changes, clock, config, tenants } = deps;
   /** The outside world and the address rule; tests replace the resolver (a fake DNS for the rebinding case). */
-  const net: { resolve: Resolver; timeoutMs: number; allowPrivate: boolean } = { resolve: systemResolver, timeoutMs: ATTEMPT_TIMEOUT_MS, allowPrivate: mayReachPrivate(config) };
+  const net: SendNet = { resolve: systemResolver, timeoutMs: ATTEMPT_TIMEOUT_MS, allowPrivate: mayReachPrivate(config) };
   /** This appliance is bound to a cloud (once true, for good). */
   let bound = false;
   /** An appliance that syncs with a cloud leaves registering webhooks and their secrets to the cloud (SECURITY.md). */
@@ -134,19 +138,19 @@ export function createWebhooksService(deps: WebhooksDeps) {
   }
 
   /** One attempt of one delivery: sign the stored body with the webhook's current secret and POST it. */
-  async function send(d: DeliveryRow, hook: SubscriptionRow) {
-    const headers = {
-      'x-service-signature': signature(hook.secret, d.body),
-      'x-service-delivery': d.id,
-      'x-service-event': d.event_type,
-      'x-service-attempt': String(d.attempts + 1),
-    };
-    return postOnce(hook.url, d.body, headers, { allowPrivate: net.allowPrivate, resolve: net.resolve, timeoutMs: net.timeoutMs });
-  }
+  const send = (d: DeliveryRow, hook: SubscriptionRow) => sendDelivery(d, hook, net);
 
   /** Where failures of the worker go (the routes plugin points it at the app's logger). */
   const log = { error: (err: unknown, msg: string): void => console.error(msg, err) };
-  const worker = new DeliveryWorker({ db, dialect: deps.dialect, clock, timers: deps.timers, send, onError: (err) => log.error(err, 'webhooks: delivery pass failed') });
+  const onError = (err: unknown) => log.error(err, 'webhooks: delivery pass failed');
+  const worker = new DeliveryWorker({ db, dialect: deps.dialect, clock, timers: deps.timers, send, onError });
+  /**
+   * What runs the queue once the server listens (docs/partners.md "Sender thread"): this worker, or
+   * (WEBHOOK_SENDER=thread, on PostgreSQL) a worker thread with its own pool, so thousands of sends
+   * never hold up the requests and sync pushes this process serves. Tests that do not listen drive
+   * `worker` by hand either way.
+   */
+  const sender: Sender = config.webhookSender === 'thread' && deps.connection ? new ThreadSender({ connection: deps.connection, allowPrivate: net.allowPrivate, timeoutMs: net.timeoutMs, fallback: worker, onError }) : worker;
 
   /**
    * The change-log consumer (server/db/consumers.ts): for each webhook event in the batch, one
@@ -203,7 +207,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       if (rows.length) await webhooksRepository.enqueue(trx, rows);
     },
     afterCommit() {
-      worker.kick();
+      sender.kick();
     },
   };
 
@@ -220,6 +224,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
     log,
     consumer,
     worker,
+    /** The queue's runner once listening: `worker`, or the sender thread (WEBHOOK_SENDER=thread). */
+    sender,
     /** One signed attempt of a delivery (what the worker calls; tests drive extra workers with it). */
     sendOnce: send,
     /**
@@ -231,9 +237,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const before = new Date(clock.now().getTime() - DELIVERY_RETENTION_DAYS * 86_400_000).toISOString();
       return webhooksRepository.pruneFinished(db, before);
     },
-    /** Stops the worker (after the attempts in flight). */
+    /** Stops the worker and the sender thread (after the attempts in flight). */
     async close(): Promise<void> {
-      await worker.close();
+      await Promise.all([worker.close(), sender === worker ? undefined : sender.close()]);
     },
 
     /** Registers a webhook; the answer is the only place the secret is shown. */
@@ -316,7 +322,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const now = clock.now().toISOString();
       const patch = d.status === 'failed' ? { status: 'pending', attempts: 0, next_attempt_at: now, updated_at: now } : { next_attempt_at: now, updated_at: now };
       await webhooksRepository.updateDelivery(db, d.id, patch);
-      worker.kick();
+      sender.kick();
       return toDeliveryDto({ ...d, ...patch });
     },
   };

@@ -1,0 +1,132 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { OpenDbOptions } from '../../db/connection.js';
+import { ATTEMPT_TIMEOUT_MS } from './webhooks.schemas.js';
+
+/** What runs the delivery queue on a sending node: the inline DeliveryWorker or the sender thread. */
+export interface Sender {
+  start(): void;
+  kick(): void;
+  runDue(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** What the thread is started with (plain data: it crosses the thread boundary). */
+export interface SenderThreadData {
+  connection: OpenDbOptions;
+  allowPrivate: boolean;
+  timeoutMs: number;
+}
+
+export type ToThread = { type: 'kick' } | { type: 'run'; id: number } | { type: 'close' };
+export type FromThread = { type: 'ran'; id: number; attempts: number } | { type: 'error'; message: string; stack?: string } | { type: 'closed' };
+
+export interface ThreadSenderOptions extends SenderThreadData {
+  /** What runs the queue while the thread does not (before `start`, between a crash and its restart): the inline worker. */
+  fallback: Pick<Sender, 'kick' | 'runDue'>;
+  onError(err: unknown): void;
+  /** After an unexpected exit, start again this much later. */
+  restartMs?: number;
+}
+
+/**
+ * How to start the thread's module: the compiled `.js` directly; under tsx or vitest (this file is
+ * `.ts`) through tsx's loader, registered inside the thread before the module is imported.
+ */
+function threadEntry(): { code: string } | { file: URL } {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const file = new URL(`./webhooks.sender-thread${ext}`, import.meta.url);
+  if (ext === '.js') return { file };
+  const tsxDir = path.dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
+  const tsxApi = pathToFileURL(path.join(tsxDir, 'dist/esm/api/index.mjs')).href;
+  return { code: `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(file.href)}); })` };
+}
+
+/**
+ * The delivery queue run from a worker thread (WEBHOOK_SENDER=thread, docs/partners.md "Sender
+ * thread"): the thread opens its own small pool on the same database and runs the same
+ * DeliveryWorker (claims, attempts, retries, leases), so its HTTP, signing and bookkeeping never
+ * occupy the event loop that serves requests and sync pushes. This side only wakes it (`kick` after
+ * the change-log consumer queued deliveries, or after a redelivery), asks for a pass (`runDue`) and
+ * stops it; until it is started (a server that does not listen: tests, the CLI) the inline worker
+ * does the work. The queue is the whole state, so a thread that dies loses nothing: it is started again
+ * and goes on where the rows stand (leases of the dead thread's claims run out as for a dead node).
+ */
+export class ThreadSender implements Sender {
+  private thread: Worker | null = null;
+  private closed = false;
+  private nextId = 1;
+  private readonly waiting = new Map<number, (attempts: number) => void>();
+  private restartTimer: NodeJS.Timeout | null = null;
+  private exited: Promise<void> | null = null;
+
+  constructor(private readonly opts: ThreadSenderOptions) {}
+
+  /** Whether the thread is running (diagnostics, tests). */
+  get running(): boolean {
+    return this.thread !== null;
+  }
+
+  start(): void {
+    if (this.thread || this.closed) return;
+    const data: SenderThreadData = { connection: this.opts.connection, allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs };
+    const entry = threadEntry();
+    const thread = 'code' in entry ? new Worker(entry.code, { eval: true, workerData: data }) : new Worker(entry.file, { workerData: data });
+    this.thread = thread;
+    this.exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+    thread.on('message', (m: FromThread) => {
+      if (m.type === 'ran') {
+        this.waiting.get(m.id)?.(m.attempts);
+        this.waiting.delete(m.id);
+      } else if (m.type === 'error') {
+        this.opts.onError(Object.assign(new Error(m.message), { stack: m.stack }));
+      }
+    });
+    thread.on('error', (err) => this.opts.onError(err));
+    thread.on('exit', (code) => {
+      if (this.thread === thread) this.thread = null;
+      for (const done of this.waiting.values()) done(0);
+      this.waiting.clear();
+      if (this.closed) return;
+      this.opts.onError(new Error(`webhooks: de verzendthread stopte onverwacht (code ${code}); hij start opnieuw`));
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = null;
+        this.start();
+      }, this.opts.restartMs ?? 1000);
+      this.restartTimer.unref();
+    });
+  }
+
+  /** Something may be due now: a pass in the thread (without a thread: in the fallback). */
+  kick(): void {
+    if (this.thread) this.post({ type: 'kick' });
+    else this.opts.fallback.kick();
+  }
+
+  /** A pass, awaited: the number of attempts made (in the thread; without a thread: in the fallback). */
+  runDue(): Promise<number> {
+    if (!this.thread) return this.opts.fallback.runDue();
+    const id = this.nextId++;
+    return new Promise<number>((resolve) => {
+      this.waiting.set(id, resolve);
+      this.post({ type: 'run', id });
+    });
+  }
+
+  /** Stops the thread after the attempts in flight (at most one attempt's timeout, then it is terminated). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const thread = this.thread;
+    if (!thread) return;
+    this.post({ type: 'close' });
+    const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), ATTEMPT_TIMEOUT_MS + 5000).unref());
+    if ((await Promise.race([this.exited, deadline])) === 'late') await thread.terminate();
+  }
+
+  private post(m: ToThread): void {
+    this.thread?.postMessage(m);
+  }
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { ThreadSender } from '../../../../server/modules/webhooks/webhooks.thread.js';
+import { webhooksRepository } from '../../../../server/modules/webhooks/webhooks.repository.js';
+import { systemClock } from '../../../../server/shared/clock.js';
+import { createTestApp } from '../../../helpers/app.js';
+import { lane } from '../../../helpers/db.js';
+import { orderBody, seedMenu } from '../../../helpers/factories.js';
+import { startReceiver, until, verifies } from './receiver.js';
+
+/**
+ * WEBHOOK_SENDER=thread (docs/partners.md "Sender thread"): once a cloud node on PostgreSQL listens,
+ * its deliveries are sent from a worker thread with its own pool; before that, and on SQLite, the
+ * inline worker sends. A thread that dies is started again and loses nothing (the queue is the state).
+ */
+const CLOUD = { ROLE: 'cloud', DATABASE_URL: 'postgres://127.0.0.1:5432/unused', WEBHOOK_ALLOW_PRIVATE: '1' };
+
+describe('webhook sender thread', () => {
+  it('is the cloud default on PostgreSQL; SQLite and WEBHOOK_SENDER=inline keep the inline worker', async () => {
+    const cloud = await createTestApp({ env: CLOUD });
+    const { webhooks } = cloud.services;
+    expect(cloud.config.webhookSender).toBe('thread');
+    if (lane === 'postgres') expect(webhooks.sender).toBeInstanceOf(ThreadSender);
+    else expect(webhooks.sender).toBe(webhooks.worker);
+    const inline = await createTestApp({ env: { ...CLOUD, WEBHOOK_SENDER: 'inline' } });
+    expect(inline.services.webhooks.sender).toBe(inline.services.webhooks.worker);
+    const appliance = await createTestApp();
+    expect(appliance.config.webhookSender).toBe('inline');
+    expect(appliance.services.webhooks.sender).toBe(appliance.services.webhooks.worker);
+  });
+
+  it.runIf(lane === 'postgres')('sends from the thread once listening, signed and recorded once; a killed thread is restarted and nothing queued meanwhile is lost', async () => {
+    const t = await createTestApp({ env: CLOUD });
+    // The thread runs on real time: the due times the consumer writes must be real time too.
+    t.clock.set(systemClock.now());
+    const r = await t.seedTenant();
+    const menu = await seedMenu(t, r.id);
+    const [admin, staff] = [await r.adminCookie(), await r.staffCookie()];
+    const rx = await startReceiver();
+    const hookRes = await t.req({ method: 'POST', url: '/api/v1/webhooks', cookie: admin, payload: { url: rx.url, events: ['order.created'] } });
+    expect(hookRes.statusCode, hookRes.body).toBe(201);
+    const hook = hookRes.json() as { id: string; secret: string };
+    const sender = t.services.webhooks.sender as ThreadSender;
+    // Not listening yet: the inline worker is in charge.
+    expect(sender.running).toBe(false);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    expect(sender.running).toBe(true);
+    // From here the inline worker is not asked to do anything while the thread runs.
+    const inline = t.services.webhooks.worker;
+    let inlineCalls = 0;
+    const [kick, runDue] = [inline.kick.bind(inline), inline.runDue.bind(inline)];
+    inline.kick = () => {
+      inlineCalls += 1;
+      kick();
+    };
+    inline.runDue = () => {
+      inlineCalls += 1;
+      return runDue();
+    };
+
+    const order = async () => {
+      t.clock.set(systemClock.now());
+      const res = await t.req({ method: 'POST', url: '/api/v1/orders', cookie: staff, payload: orderBody(menu) });
+      expect(res.statusCode, res.body).toBe(201);
+      return (res.json() as { id: string }).id;
+    };
+    const first = await order();
+    await until(() => rx.requests.length === 1, 15_000, 'the first delivery');
+    const got = rx.requests[0]!;
+    expect(got.body.type).toBe('order.created');
+    expect(got.body.data.order.id).toBe(first);
+    expect(verifies(hook.secret, got.raw, got.headers['x-service-signature'])).toBe(true);
+    // The attempt came from the thread, which recorded it.
+    expect(inlineCalls).toBe(0);
+    await until(async () => (await webhooksRepository.listDeliveries(t.handle.db, r.id, hook.id, 'delivered', 10, 0)).length === 1, 5000, 'the delivery recorded');
+
+    // Kill the thread: it comes back by itself, and the order taken meanwhile is still delivered (once).
+    const thread = sender['thread']!;
+    const gone = new Promise<void>((res) => thread.once('exit', () => res()));
+    await thread.terminate();
+    await gone;
+    const second = await order();
+    await until(() => rx.requests.some((q) => q.body.data.order.id === second), 15_000, 'the delivery after the restart');
+    await until(() => sender.running, 5000, 'the restarted thread');
+    const ids = rx.requests.map((q) => q.headers['x-service-delivery']);
+    expect(new Set(ids).size).toBe(ids.length);
+
+    await t.app.close();
+    expect(sender.running).toBe(false);
+  });
+});
