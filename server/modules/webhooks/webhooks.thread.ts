@@ -74,6 +74,8 @@ export class ThreadSender implements Sender {
     const data: SenderThreadData = { connection: this.opts.connection, allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs };
     const entry = threadEntry();
     const thread = 'code' in entry ? new Worker(entry.code, { eval: true, workerData: data }) : new Worker(entry.file, { workerData: data });
+    // The server's own handles keep the process alive; a forgotten close must not.
+    thread.unref();
     this.thread = thread;
     this.exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
     thread.on('message', (m: FromThread) => {
