@@ -271,7 +271,9 @@ export class SyncEngine {
       }
       // What this page adopts: foreign changes new here, and echoes that differ from what was sent.
       // Equal as JSON values (key order aside: the cloud's validation may rebuild an object).
-      const echoSame = (c: WireChange, local: { payload: string | null }) => local.payload !== null && isDeepStrictEqual(JSON.parse(local.payload), c.payload);
+      // Only for entities that allow it (EntityDescriptor.echo).
+      const echoSame = (c: WireChange, local: { payload: string | null }) =>
+        local.payload !== null && this.reg.descriptor(c.entity)?.echo === 'skip-equal' && isDeepStrictEqual(JSON.parse(local.payload), c.payload);
       const adopting = res.changes.filter((c) => {
         const local = known.get(c.op_id);
         return !local || (local.origin === deviceId && !(echoed !== null && echoSame(c, local)));

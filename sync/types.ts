@@ -127,6 +127,14 @@ export interface EntityDescriptor {
   tables: TableName[];
   apply(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<ApplyOutcome | void>;
   /**
+   * Echoes (sync/README.md "Echoes"): `'skip-equal'` lets an appliance skip the pull of its own op
+   * when the cloud recorded it as sent. Only for an entity whose rows no other entity's adoption
+   * moves back (effects from elsewhere, if any, only go forward: paid never reverts); otherwise
+   * (unset) every echo is adopted. E.g. a location made the default un-sets the others, so a
+   * location's echo must be adopted to undo a foreign un-setting.
+   */
+  echo?: 'skip-equal';
+  /**
    * Snapshot bootstrap (sync/README.md): the tenant's current rows of this entity, by id after
    * `after` (null: from the start), at most `limit` entities, each as a change that `apply` in
    * adopt mode turns into that row with everything that belongs to it. `next` is the last id when

@@ -307,6 +307,8 @@ function ledgerDescriptor(spec: LedgerSpec): EntityDescriptor {
   return {
     entity,
     merge: 'ledger',
+    // Append-only records: an echo the cloud kept as sent changes nothing here.
+    echo: 'skip-equal',
     tables: [table],
     async apply(trx: Tx, change: SyncChange, ctx: ApplyContext) {
       const p = (change.payload ?? {}) as Record<string, unknown>;

@@ -563,6 +563,8 @@ export const ordersSync: EntityDescriptor[] = [
   {
     entity: 'order',
     merge: 'monotonic-status',
+    // Others' effects on an order only go forward (paid by a bill or a payment): echoes may be skipped.
+    echo: 'skip-equal',
     tables: ['orders', 'order_items', 'order_status_history'],
     async apply(trx, change, ctx) {
       // From a device: validated like an API request first, and then only the validated payload is used and recorded.

@@ -100,6 +100,8 @@ export const wasteSync: EntityDescriptor[] = [
   {
     entity: 'waste',
     merge: 'ledger',
+    // A ledger (entries only added): an echo the cloud kept as sent changes nothing here.
+    echo: 'skip-equal',
     tables: ['waste_entries'],
     async apply(trx, change, ctx) {
       if (change.kind !== 'waste.recorded' && change.kind !== 'waste.snapshot') throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
