@@ -14,6 +14,7 @@ import * as m0012 from './0012_webhooks.js';
 import * as m0013 from './0013_payments.js';
 import * as m0014 from './0014_insights.js';
 import * as m0015 from './0015_sync_echo.js';
+import * as m0016 from './0016_stock_snapshot_order.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0013_payments': m0013,
   '0014_insights': m0014,
   '0015_sync_echo': m0015,
+  '0016_stock_snapshot_order': m0016,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

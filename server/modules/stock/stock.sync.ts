@@ -232,6 +232,8 @@ class StockBatch implements BatchState {
  */
 const movementsSync: EntityDescriptor = {
   entity: 'stock',
+  // A ledger (rows only added): an echo the cloud kept as sent changes nothing here.
+  echo: 'skip-equal',
   merge: 'ledger',
   tables: ['stock_movements'],
   async apply(trx, change, ctx) {
@@ -306,10 +308,18 @@ const movementsSync: EntityDescriptor = {
     if (ctx.mode === 'merge') await checkBelow(uniquePairs(staffOut(added)));
     return answer(result.map(movementWire));
   },
+  /**
+   * The ledger in replay order (booked_at, id), so every page only appends to the levels the
+   * appliance keeps (`updateLevel`); in id order a movement booked earlier than one already copied
+   * made it replay the pair's ledger, page after page (bench/README.md, session 5). The cursor is
+   * `[booked_at, id]` as JSON; anything else (a cursor of an older release, where it was an id)
+   * starts the ledger again, which adopts the rows already copied as no-ops.
+   */
   async snapshot(db, tenantId, after, limit) {
     let q = db.selectFrom('stock_movements').selectAll().where('tenant_id', '=', tenantId);
-    if (after !== null) q = q.where('id', '>', after);
-    const rows = await q.orderBy('id').limit(limit).execute();
+    const from = ledgerCursor(after);
+    if (from) q = q.where((eb) => eb(eb.refTuple('booked_at', 'id'), '>', eb.tuple(from[0], from[1])));
+    const rows = await q.orderBy('booked_at').orderBy('id').limit(limit).execute();
     const changes = rows.map((r) => ({
       entity: 'stock',
       entity_id: r.id,
@@ -317,9 +327,22 @@ const movementsSync: EntityDescriptor = {
       payload: { movements: [movementWire({ ...r, quantity_milli: Number(r.quantity_milli), counted_milli: r.counted_milli === null ? null : Number(r.counted_milli), level_after_milli: Number(r.level_after_milli) })] },
       created_at: r.created_at,
     }));
-    return { changes, next: snapshotNext(changes, limit) };
+    const last = rows[rows.length - 1];
+    return { changes, next: rows.length >= limit && last ? JSON.stringify([last.booked_at, last.id]) : null };
   },
 };
+
+/** A stock-ledger snapshot cursor `[booked_at, id]`, or null (start of the ledger). */
+function ledgerCursor(after: string | null): [string, string] | null {
+  if (after === null) return null;
+  try {
+    const v = JSON.parse(after) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
+  } catch {
+    // an older release's cursor: start again
+  }
+  return null;
+}
 
 const uniquePairs = (rows: MovementRow[]): Pair[] => [...new Map(rows.map((m) => [pairKey(m), { product_id: m.product_id, location_id: m.location_id }])).values()];
 
