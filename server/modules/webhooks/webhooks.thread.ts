@@ -72,8 +72,15 @@ export class ThreadSender implements Sender {
   start(): void {
     if (this.thread || this.closed) return;
     const data: SenderThreadData = { connection: this.opts.connection, allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs };
-    const entry = threadEntry();
-    const thread = 'code' in entry ? new Worker(entry.code, { eval: true, workerData: data }) : new Worker(entry.file, { workerData: data });
+    let thread: Worker;
+    try {
+      const entry = threadEntry();
+      thread = 'code' in entry ? new Worker(entry.code, { eval: true, workerData: data }) : new Worker(entry.file, { workerData: data });
+    } catch (err) {
+      // The server starts anyway: the inline worker keeps sending.
+      this.opts.onError(err);
+      return;
+    }
     // The server's own handles keep the process alive; a forgotten close must not.
     thread.unref();
     this.thread = thread;
