@@ -1,6 +1,5 @@
-import pg from 'pg';
 import { openDb, type DbHandle } from '../../server/db/connection.js';
-import { newId } from '../../server/shared/ids.js';
+import { acquireSchema } from './pg-schemas.js';
 
 export type Lane = 'sqlite' | 'postgres';
 export const lane: Lane = process.env.TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
@@ -13,25 +12,16 @@ export interface TestDb {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database for one test: an in-memory/temporary SQLite file, or a new PostgreSQL schema. */
+/**
+ * A fresh database for one test: an in-memory/temporary SQLite file (empty), or a PostgreSQL schema of
+ * its own, already migrated and without rows (`drop()` gives it back).
+ */
 export async function freshDb(opts: { sqliteFile?: string; poolSize?: number } = {}): Promise<TestDb> {
   if (lane === 'postgres') {
-    const schema = `t_${newId().replace(/-/g, '').slice(-20)}`;
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const open = () => openDb({ databaseUrl: PG_URL, pgSchema: schema, pgPoolSize: opts.poolSize ?? 3 });
-    return {
-      handle: open(),
-      reopen: open,
-      drop: async () => {
-        const c = new pg.Client({ connectionString: PG_URL });
-        await c.connect();
-        await c.query(`drop schema if exists ${schema} cascade`);
-        await c.end();
-      },
-    };
+    // Already migrated (a reused, emptied schema when there is one: test/helpers/pg-schemas.ts).
+    const open = (schema: string) => openDb({ databaseUrl: PG_URL, pgSchema: schema, pgPoolSize: opts.poolSize ?? 3 });
+    const { schema, handle, release } = await acquireSchema(PG_URL, open);
+    return { handle, reopen: () => open(schema), drop: release };
   }
   const file = opts.sqliteFile ?? ':memory:';
   return { handle: openDb({ sqliteFile: file }), reopen: () => openDb({ sqliteFile: file }), drop: async () => {} };
