@@ -12,6 +12,7 @@ import { CreateUserBody, Role } from '../../server/modules/users/users.schemas.j
 import { MAX_FIELD_CHARS, MAX_OP_BYTES, PROTOCOL_VERSION, type WireOp } from '../../sync/protocol.js';
 import type { TestApp } from '../helpers/app.js';
 import { lane } from '../helpers/db.js';
+import { fcRuns } from '../helpers/fc-runs.js';
 import { orderBody, seedMenu } from '../helpers/factories.js';
 import { createCloud, replicatedState } from './harness.js';
 
@@ -27,7 +28,8 @@ import { createCloud, replicatedState } from './harness.js';
  * before; restaurant A's rows hold only what its API would accept.
  */
 
-const RUNS = Number(process.env.HOSTILE_RUNS ?? (lane === 'postgres' ? 15 : 30));
+/** Pushes (streams) per lane; HOSTILE_RUNS=<n>, or FC_RUNS_SCALE=<factor> for every property test (test/helpers/fc-runs.ts). */
+const RUNS = fcRuns({ sqlite: 30, postgres: 15 }, 'HOSTILE_RUNS');
 const V = { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION };
 const TS = z.iso.datetime({ offset: true });
 const SLOW_HASH = `scrypt$1048576$8$64$${Buffer.alloc(16, 7).toString('base64url')}$${Buffer.alloc(32, 9).toString('base64url')}`;

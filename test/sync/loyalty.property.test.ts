@@ -9,6 +9,7 @@ import { syncRegistry } from '../../server/modules/sync-descriptors.js';
 import { ManualClock } from '../../server/shared/clock.js';
 import { SyncEngine } from '../../sync/engine.js';
 import { lane } from '../helpers/db.js';
+import { fcRuns, fcRunsRaised } from '../helpers/fc-runs.js';
 import { createCloud, FakeTransport, replicatedState } from './harness.js';
 import { checkLoyalty, expectedRefusal, initLoyalty, loyaltyCommands, runLoyalty, type LoyaltyCmd } from './models/loyalty.js';
 import type { SideHandle, World } from './models/types.js';
@@ -25,6 +26,13 @@ import type { SideHandle, World } from './models/types.js';
  * The same model (test/sync/models/loyalty.ts) also joins the shared convergence property
  * (test/sync/sync.property.test.ts), where the appliance has no online link.
  */
+
+/**
+ * Runs per lane in CI. More: LOYALTY_PROPERTY_RUNS=<n> (or SYNC_PROPERTY_RUNS), or
+ * FC_RUNS_SCALE=<factor> for every property test (test/helpers/fc-runs.ts; FC_RUNS_SCALE=2 gives
+ * 60 / 40, what CI ran before the suite was made faster).
+ */
+const RUNS = { sqlite: 30, postgres: 20 };
 
 type Side = 'appliance' | 'cloud';
 type Cmd =
@@ -159,10 +167,10 @@ describe(`loyalty escrow property (${lane})`, () => {
       }),
       {
         seed: Number(process.env.LOYALTY_PROPERTY_SEED ?? process.env.SYNC_PROPERTY_SEED ?? 20261123),
-        numRuns: Number(process.env.LOYALTY_PROPERTY_RUNS ?? process.env.SYNC_PROPERTY_RUNS ?? (lane === 'postgres' ? 40 : 60)),
+        numRuns: fcRuns(RUNS, 'LOYALTY_PROPERTY_RUNS', 'SYNC_PROPERTY_RUNS'),
         endOnFailure: true,
       },
     );
     if (process.env.LOYALTY_PROPERTY_STATS) console.log(JSON.stringify(stats, Object.keys(stats).sort(), 1));
-  }, 600_000);
+  }, fcRunsRaised(RUNS, 'LOYALTY_PROPERTY_RUNS', 'SYNC_PROPERTY_RUNS') ? 3_600_000 : 600_000);
 });
