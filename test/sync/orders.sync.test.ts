@@ -110,7 +110,8 @@ describe('sync: menu and orders', () => {
   it('a push larger than one transaction chunk, with an op that fails after writing, applies every other op once and undoes only that one', async () => {
     const { cloud, tenant, device, appliance, transport, menu, actor } = await joined();
     transport.offline = true;
-    const n = PUSH_TX_OPS + 20;
+    // Every other order also moves on: 1.5 ops per order, PUSH_TX_OPS + 20 ops in all (two chunks).
+    const n = Math.ceil(((PUSH_TX_OPS + 20) * 2) / 3);
     for (let i = 0; i < n; i++) {
       const { order } = await appliance.services.orders.create(actor(), orderBody(menu));
       if (i % 2 === 0) await appliance.services.orders.setStatus(actor(), order.id, 'accepted');
@@ -118,6 +119,7 @@ describe('sync: menu and orders', () => {
     const ops = (await appliance.handle.db.selectFrom('change_log').selectAll().where('origin', '=', device.id).orderBy('seq').execute()).map((r) => ({
       op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: JSON.parse(r.payload) as Record<string, unknown>, created_at: r.created_at,
     }));
+    expect(ops.length).toBeGreaterThan(PUSH_TX_OPS + 10);
     // A bad order in the middle of the first chunk: the orders row inserts, then an item without a
     // name violates NOT NULL (on PostgreSQL that aborts the transaction), so the op must be undone alone.
     const template = ops[0]!;
