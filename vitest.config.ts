@@ -24,12 +24,12 @@ export default defineConfig(async () => {
     exclude: ['test/pg-unavailable.test.ts', 'test/e2e/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // A worker runs its files one after another in one process, importing the server once instead of
-    // once per file (≈ 1 s a file, about half of these lanes' time: 368 → 200 s for both on 2 cores).
-    // Files close what they open, and test/setup.ts undoes stubs and spies after each file; the lanes
-    // never share a worker (vitest reuses one only within a project). VITEST_ISOLATE=1 for a fresh
-    // process per file, e.g. when a failure looks like something another file left behind.
-    isolate: process.env.VITEST_ISOLATE === '1',
+    // A fresh module registry per file (the default). VITEST_ISOLATE=0 runs a worker's files one after
+    // another in one registry, importing the server once instead of once per file (368 → 200 s for
+    // both lanes on 2 cores; test/setup.ts undoes stubs and spies after each file), but not in CI:
+    // one of two full runs that way failed the staff app's browser test (its socket never came up
+    // within 30 s), which isolated runs have not.
+    isolate: process.env.VITEST_ISOLATE !== '0',
   };
   return {
     test: {
