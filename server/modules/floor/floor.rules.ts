@@ -1,4 +1,4 @@
-import { v5 as uuidv5 } from 'uuid';
+import { stableId } from '../../shared/ids.js';
 import type { TableStatus } from './floor.schemas.js';
 
 /** A reservation makes its table `gereserveerd` from this long before its start ... */
@@ -6,13 +6,15 @@ export const RESERVED_BEFORE_MIN = 60;
 /** ... until this long after it, unless the guests are seated (or cancelled / no-show) earlier. */
 export const RESERVED_GRACE_MIN = 15;
 
+/** The floor area's id namespace (server/shared/ids.ts). */
 const NAMESPACE = '0b8e6a52-6f0e-4d3c-9d55-1f3c2f0c1a11';
 /**
  * An id both sides of an outage derive alike from what it is about (the round of order X, the
  * payment of provider payment Y), so the union of the two ledgers keeps ONE row (team rules,
- * "Acting on orders").
+ * "Acting on orders"). FROZEN, do not change: ids already stored and synced (pinned in
+ * test/server/shared/ids.test.ts).
  */
-export const stableId = (...parts: string[]): string => uuidv5(parts.join('\u0000'), NAMESPACE);
+export const floorId = (...parts: string[]): string => stableId(NAMESPACE, ...parts);
 
 export interface StatusInputs {
   override: TableStatus | null;

@@ -7,7 +7,7 @@ import { newId } from '../../shared/ids.js';
 import type { Actor, OrdersService, PaymentInfo } from '../orders/orders.service.js';
 import type { Order } from '../orders/orders.schemas.js';
 import { floorRepository as repo, type BillRow, type OrderFigures, type PaymentRow, type RoundRow, type TableRow, type ZoneRow } from './floor.repository.js';
-import { billFigures, deriveStatus, euro, RESERVED_BEFORE_MIN, RESERVED_GRACE_MIN, settledReason, stableId, type BillFigures } from './floor.rules.js';
+import { billFigures, deriveStatus, euro, floorId, RESERVED_BEFORE_MIN, RESERVED_GRACE_MIN, settledReason, type BillFigures } from './floor.rules.js';
 import type {
   Bill,
   BillPayment,
@@ -600,7 +600,7 @@ export function createFloorService(deps: {
         await repo.insertBill(w.trx, bill);
         await w.record(billChange(bill.id, 'bill.opened', { bill: strip(bill) }));
       }
-      const round: RoundRow = { id: stableId('bill-round', order.id), tenant_id: tenantId, bill_id: bill.id, order_id: order.id, table_id: order.table_id, created_at: w.now };
+      const round: RoundRow = { id: floorId('bill-round', order.id), tenant_id: tenantId, bill_id: bill.id, order_id: order.id, table_id: order.table_id, created_at: w.now };
       await repo.insertRound(w.trx, round);
       await w.record(billChange(bill.id, 'bill.round_added', { round: strip(round) }));
       await refresh(w, tenantId, [order.table_id]);
@@ -628,7 +628,7 @@ export function createFloorService(deps: {
         if (root.status === 'open') {
           const fam = await familyOf(w.trx, tenantId, root);
           const amount = Math.min(order.total_cents, fam.figures.open_cents);
-          const id = stableId('bill-payment-order', order.id);
+          const id = floorId('bill-payment-order', order.id);
           if (amount > 0 && !(await repo.findPayment(w.trx, id))) {
             const payment: PaymentRow = { id, tenant_id: tenantId, bill_id: root.id, amount_cents: amount, tip_cents: 0, source: 'order', payment_id: null, order_id: order.id, created_by: actor.userId, created_at: w.now };
             await repo.insertPayment(w.trx, payment);
@@ -699,7 +699,7 @@ export function createFloorService(deps: {
         duplicate,
         paid_order_ids: paidOrderIds,
       });
-      const id = input.payment_id ? stableId('bill-payment', tenantId, input.payment_id) : newId();
+      const id = input.payment_id ? floorId('bill-payment', tenantId, input.payment_id) : newId();
       if (input.payment_id) {
         const seen = await repo.findPayment(w.trx, id);
         if (seen && seen.tenant_id === tenantId) {

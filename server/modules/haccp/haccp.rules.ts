@@ -1,4 +1,4 @@
-import crypto from 'node:crypto';
+import { sha256PartsId } from '../../shared/ids.js';
 
 /**
  * The rules of the food-safety area in one place (docs/haccp.md): the API, sync, the overdue job
@@ -33,15 +33,10 @@ export const nameKey = (name: string): string => name.trim().replace(/\s+/g, ' '
  * A UUID (version 8, RFC 9562 "custom") derived from its parts: the same parts give the same id on
  * every node, so two sides that create "the same" record during an outage create one row, not two
  * (the unit first logged under a new name on both sides; the overdue incident of one checklist and
- * day, should two nodes of one origin both notice it).
+ * day, should two nodes of one origin both notice it). FROZEN, do not change: ids already stored
+ * and synced (SHA-256, from before `stableId`; pinned in test/server/shared/ids.test.ts).
  */
-export function derivedId(...parts: string[]): string {
-  const h = crypto.createHash('sha256').update(parts.join('\u0000')).digest();
-  h[6] = (h[6]! & 0x0f) | 0x80;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
-}
+export const derivedId = (...parts: string[]): string => sha256PartsId(...parts);
 
 // ---------------------------------------------------------------------------------------------
 // Calendar days and local times in the tenant's time zone (CONTRACT §1: "per day" is local).

@@ -1,5 +1,5 @@
-import crypto from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { stableId } from '../../shared/ids.js';
 
 /**
  * The loyalty rules that the API, sync and jobs share (docs/loyalty.md). Pure functions: no database.
@@ -27,22 +27,18 @@ export function pointsForOrder(totalCents: number, pointsPerEuro: number): numbe
   return Math.floor(totalCents / 100) * pointsPerEuro;
 }
 
+/** The loyalty area's id namespace (server/shared/ids.ts). */
+const NAMESPACE = '6f1c3a52-e1b0-4f4c-9a7d-2b8e5c0d4a19';
+
 /**
- * The id of an order's earn row: a name-based UUID (RFC 9562 version 5 layout, SHA-1) of the order id.
+ * The id of an order's earn row: `stableId` (UUID v5) of `loyalty-earn:<order id>` as ONE part.
  * Both sides of an outage that mark the same order paid write the same id, so the ledger union
- * keeps one row: points earned exactly once per order.
+ * keeps one row: points earned exactly once per order. FROZEN, do not change: ids already stored
+ * and synced (pinned in test/server/shared/ids.test.ts; the SHA-1 of namespace and name this area
+ * computed by hand before is exactly UUID v5).
  */
 export function earnId(orderId: string): string {
-  return derivedId(`loyalty-earn:${orderId}`);
-}
-
-const NAMESPACE = Buffer.from('6f1c3a52e1b04f4c9a7d2b8e5c0d4a19', 'hex');
-export function derivedId(name: string): string {
-  const h = crypto.createHash('sha1').update(NAMESPACE).update(name).digest();
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+  return stableId(NAMESPACE, `loyalty-earn:${orderId}`);
 }
 
 /** The holder of the authority's rights: the cloud's (or a stand-alone appliance's) pool. Devices hold rights under their id. */

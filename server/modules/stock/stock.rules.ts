@@ -1,4 +1,4 @@
-import { v5 as uuidv5 } from 'uuid';
+import { stableId } from '../../shared/ids.js';
 import type { StockMovementType } from '../../db/database.js';
 
 /**
@@ -56,19 +56,22 @@ export function nextBookedAt(now: string, last: string | null | undefined): stri
   return new Date(new Date(last).getTime() + 1).toISOString();
 }
 
+/** The stock area's id namespace (server/shared/ids.ts). */
 const NAMESPACE = '6f1d3c2e-8a4b-5c7d-9e0f-1a2b3c4d5e6f';
 /**
  * Ids of consequences that either side may book for the same cause (an order completed on both
  * sides during an outage): derived from the cause, so the union of the ledgers keeps one.
  * Deliberately not from the location: a default location changed offline on one side must not
- * make the same order's consumption two rows.
+ * make the same order's consumption two rows. FROZEN, do not change: ids already stored and synced
+ * (each is ONE part, `kind:id[:id]`, as before `stableId` existed; pinned in
+ * test/server/shared/ids.test.ts).
  */
-export const saleMovementId = (orderId: string, ingredientId: string): string => uuidv5(`sale:${orderId}:${ingredientId}`, NAMESPACE);
+export const saleMovementId = (orderId: string, ingredientId: string): string => stableId(NAMESPACE, `sale:${orderId}:${ingredientId}`);
 /** The change-log entity id of one order's consumption (the same on both sides, so a pull rebases onto it). */
-export const saleEntityId = (orderId: string): string => uuidv5(`sale:${orderId}`, NAMESPACE);
-export const wasteMovementId = (wasteId: string, productId: string): string => uuidv5(`waste:${wasteId}:${productId}`, NAMESPACE);
+export const saleEntityId = (orderId: string): string => stableId(NAMESPACE, `sale:${orderId}`);
+export const wasteMovementId = (wasteId: string, productId: string): string => stableId(NAMESPACE, `waste:${wasteId}:${productId}`);
 /** The location every node creates alike when a tenant has none and stock must be booked (same id on both sides). */
-export const fallbackLocationId = (tenantId: string): string => uuidv5(`default-location:${tenantId}`, NAMESPACE);
+export const fallbackLocationId = (tenantId: string): string => stableId(NAMESPACE, `default-location:${tenantId}`);
 
 /** Counted units are ordered in whole units; weights and volumes to the gram / millilitre. */
 const WHOLE_UNITS = new Set(['stuk', 'fles', 'doos', 'portie', 'gram', 'ml']);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { stableId } from '../../../server/modules/floor/floor.rules.js';
+import { floorId } from '../../../server/modules/floor/floor.rules.js';
 import { model, type SideHandle, type World } from './types.js';
 
 /**
@@ -127,7 +127,7 @@ export const floorModel = model<Cmd, State>({
       expect(rounds.map((r) => r.order_id).sort()).toEqual(orders.map((o) => o.id).sort());
       for (const o of orders) {
         const round = rounds.find((r) => r.order_id === o.id)!;
-        expect(round.id).toBe(stableId('bill-round', o.id));
+        expect(round.id).toBe(floorId('bill-round', o.id));
         expect(byId.get(round.bill_id)?.table_id).toBe(o.table_id);
       }
       for (const id of state.tableOrders) expect(orders.some((o) => o.id === id)).toBe(true);
@@ -138,7 +138,7 @@ export const floorModel = model<Cmd, State>({
         expect(p.amount_cents).toBeGreaterThan(0);
         if (p.source === 'order') {
           const o = orders.find((x) => x.id === p.order_id)!;
-          expect(p.id).toBe(stableId('bill-payment-order', o.id));
+          expect(p.id).toBe(floorId('bill-payment-order', o.id));
           expect(o.payment_status).toBe('paid');
           expect(p.amount_cents).toBeLessThanOrEqual(o.total_cents);
         }
