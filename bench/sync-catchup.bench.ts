@@ -187,7 +187,12 @@ async function generateOutage(rt: Runtime, clock: ManualClock, cloud: CloudInfo,
     }
     while (pipeline.length > 0 && pipeline[0]!.ops.length === 0) pipeline.shift();
   }
-  for (const o of pipeline) for (const next of o.ops) (await next(), (ops += 1));
+  for (const o of pipeline) {
+    for (const next of o.ops) {
+      await next();
+      ops += 1;
+    }
+  }
   return { orders: s.orders, items, ops };
 }
 

@@ -122,7 +122,10 @@ try {
   const pullMs = performance.now() - t1;
   let total = 0;
   let count = 0;
-  for (const s of stats.values()) ((total += s.ms), (count += s.n));
+  for (const s of stats.values()) {
+    total += s.ms;
+    count += s.n;
+  }
   console.log(`push ${ops} ops ${pushMs.toFixed(0)} ms = ${(pushMs / ops).toFixed(2)} ms/op; sql ${count} statements (${(count / ops).toFixed(1)}/op) ${total.toFixed(0)} ms; pull ${pulled} in ${pullMs.toFixed(0)} ms`);
   for (const [k, s] of [...byEntity].sort((a, b) => b[1].n - a[1].n)) console.log(`${k.padEnd(48)} ${String(s.n).padStart(7)} statements ${s.ms.toFixed(0).padStart(6)} ms${s.ops ? `  ${s.ops} ops, ${(s.n / s.ops).toFixed(2)} statements/op` : ''}`);
   for (const [k, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) console.log(`${s.ms.toFixed(0).padStart(6)} ms ${String(s.n).padStart(6)} ${(s.ms / s.n).toFixed(3)}  ${k}`);

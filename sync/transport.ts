@@ -40,7 +40,7 @@ export function httpTransport(cloudUrl: string, syncKey: string, opts: { timeout
         signal,
       });
       const text = await res.text();
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = text ? JSON.parse(text) : null;
       } catch {

@@ -71,7 +71,10 @@ function profiledHandle(stats: Map<string, { n: number; ms: number }>) {
 function printProfile(stats: Map<string, { n: number; ms: number }>) {
   let total = 0;
   let count = 0;
-  for (const s of stats.values()) ((total += s.ms), (count += s.n));
+  for (const s of stats.values()) {
+    total += s.ms;
+    count += s.n;
+  }
   const cpu = process.cpuUsage(cpuAtReset);
   console.error(`bench cloud SQL profile: ${count} statements, ${total.toFixed(0)} ms waiting for PostgreSQL; cloud process CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`);
   for (const [k, s] of [...byWriter].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} statements  by ${k}`);

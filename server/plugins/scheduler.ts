@@ -72,7 +72,7 @@ export class Scheduler {
       await job.task?.destroy();
       job.task = undefined;
     }
-    await Promise.all([...this.jobs.values()].map((j) => j.running));
+    await Promise.all([...this.jobs.values()].map((j) => j.running ?? Promise.resolve()));
   }
 }
 

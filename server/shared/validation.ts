@@ -145,7 +145,7 @@ export function scanJson(value: unknown, opts: { maxString?: number; maxDepth?: 
     const keys = Object.keys(v);
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!;
-      if (k.includes('\u0000')) return { kind: 'nul', path: [...path, k.replace(/\u0000/g, '\\u0000')] };
+      if (k.includes('\u0000')) return { kind: 'nul', path: [...path, k.replaceAll('\u0000', '\\u0000')] };
       if (k.length > maxString) return { kind: 'long', path };
       if (path.length === 0 && opts.skip?.includes(k)) continue;
       stack.push({ v: (v as Record<string, unknown>)[k], path: [...path, k] });

@@ -478,7 +478,7 @@ export class Cluster {
 
   /** Waits (≤ bound from `since`) for nothing pending and equal order sets, then checks every invariant. */
   async converge(boundMs: number, since = Date.now()): Promise<number> {
-    let last = '';
+    let last: string;
     for (;;) {
       const pending = await this.pending();
       if (pending === 0) {

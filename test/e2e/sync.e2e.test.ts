@@ -66,7 +66,7 @@ describe('sync end to end: real processes, cloud outage, SIGKILLs', () => {
     await cluster?.close();
     const pids = [cluster?.cloud.child?.pid, cluster?.appliance.child?.pid].filter((p): p is number => p !== undefined);
     cluster = null;
-    let running = '';
+    let running: string;
     try {
       running = execFileSync('ps', ['-o', 'pid=', '-p', pids.join(',') || '1'], { encoding: 'utf8' });
     } catch {

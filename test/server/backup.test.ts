@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { BACKUP_KEEP, inspectBackup, listBackups, makeBackup, markRunning, pruneBackups, restoreBackup } from '../../server/backup.js';
+import { BACKUP_KEEP, inspectBackup, listBackups, makeBackup, markRunning, pruneBackups } from '../../server/backup.js';
 import { loadConfig } from '../../server/config.js';
 import { runCli } from '../../server/cli.js';
 import { createRuntime } from '../../server/runtime.js';

@@ -64,8 +64,17 @@ async function basesOf(t: TestApp, tenantId: string): Promise<Base[]> {
 
 /** Every path (object key or array index) in a JSON value. */
 function pathsOf(v: unknown, prefix: Array<string | number> = [], out: Array<Array<string | number>> = []): Array<Array<string | number>> {
-  if (Array.isArray(v)) v.forEach((x, i) => (out.push([...prefix, i]), pathsOf(x, [...prefix, i], out)));
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push([...prefix, k]), pathsOf(x, [...prefix, k], out);
+  if (Array.isArray(v)) {
+    v.forEach((x, i) => {
+      out.push([...prefix, i]);
+      pathsOf(x, [...prefix, i], out);
+    });
+  } else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      out.push([...prefix, k]);
+      pathsOf(x, [...prefix, k], out);
+    }
+  }
   return out;
 }
 
@@ -97,7 +106,10 @@ function freshCopy(base: Base): Base {
   const ids = new Map<string, string>();
   const collect = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(collect);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (k === 'id' && typeof x === 'string' ? ids.set(x, newId()) : collect(x));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) {
+      if (k === 'id' && typeof x === 'string') ids.set(x, newId());
+      else collect(x);
+    }
   };
   collect(base.payload);
   const swap = (v: unknown): unknown =>
@@ -120,7 +132,10 @@ function* stringsIn(v: unknown): Generator<string> {
       }
     }
   } else if (Array.isArray(v)) for (const x of v) yield* stringsIn(x);
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (yield k), yield* stringsIn(x);
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) {
+      yield k;
+      yield* stringsIn(x);
+    }
 }
 
 describe(`hostile ops from a device (issue 17, ${lane})`, () => {

@@ -4,7 +4,7 @@ import { html, useEffect, useState } from '../lib/html.js';
 import { get, patch, post } from '../lib/api.js';
 import { minutesSince } from '../lib/format.js';
 import { useLive } from '../lib/live.js';
-import { store, toast, useStore } from '../lib/store.js';
+import { toast, useStore } from '../lib/store.js';
 import { go } from '../lib/router.js';
 
 export const ACTIVE = ['new', 'accepted', 'preparing', 'ready', 'delivering'];

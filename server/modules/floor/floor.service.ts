@@ -794,6 +794,7 @@ export function createFloorService(deps: {
         if (changes.origin === 'cloud' && deps.hasAppliance && (await deps.hasAppliance(tenantId))) continue;
         await service.refreshTenant(tenantId);
       }
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the caught error as it was
       if (repairFailed !== undefined) throw repairFailed;
     },
 
@@ -845,6 +846,7 @@ export function createFloorService(deps: {
           failure ??= err;
         }
       }
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the caught error as it was
       if (failure !== undefined) throw failure;
       return marked;
     },

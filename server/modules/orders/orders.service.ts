@@ -8,7 +8,7 @@ import type { MenuService } from '../menu/menu.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { ordersRepository, type HistoryRow, type OrderItemRow, type OrderRow, type OrderFilter } from './orders.repository.js';
 import { businessDay, formatNumber, transition } from './orders.rules.js';
-import { ACTIVE_STATUSES, type CreateOrderInput, type Order, type OrderSource, type OrderStatus } from './orders.schemas.js';
+import { type CreateOrderInput, type Order, type OrderSource, type OrderStatus } from './orders.schemas.js';
 
 export interface Actor {
   tenantId: string;

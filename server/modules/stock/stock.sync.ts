@@ -1,7 +1,7 @@
 import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
 import type { LocationsTable, RecipesTable } from '../../db/database.js';
 import { assertTenantRef, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
-import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor } from '../../../sync/types.js';
 import { stockRepository as repo, type LevelRow, type MovementRow, type Pair } from './stock.repository.js';
 import { fromMilli, GUARDED_TYPES, replayOrder } from './stock.rules.js';
 import { LocationPayload, MovementsPayload, RecipePayload } from './stock.schemas.js';

@@ -102,11 +102,13 @@ export class DeliveryWorker {
     if (this.running) {
       this.again = true;
       total += await this.running;
-      if (this.running) total += await this.running;
+      // The pass started for `again` while this one ran (kick() reassigns the field meanwhile).
+      const next = this.running as Promise<number> | null;
+      if (next !== null) total += await next;
       return total;
     }
     this.kick();
-    return (await this.running) ?? 0;
+    return (await (this.running as Promise<number> | null)) ?? 0;
   }
 
   /** Resolves when no pass is running. */

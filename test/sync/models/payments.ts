@@ -68,7 +68,7 @@ export const paymentsModel = model<Cmd, State>({
   },
 
   async run(cmd: Cmd, on: SideHandle, state: State, world: World): Promise<void> {
-    const { publicOrders, payments, orders, tenants } = on.services;
+    const { publicOrders, orders, tenants } = on.services;
     switch (cmd.t) {
       case 'order': {
         const slug = (await tenants.byId(world.tenantId))!.slug;

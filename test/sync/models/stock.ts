@@ -94,6 +94,7 @@ export const stockModel = model<Cmd, State>({
             refused ??= e; // a refused removal (409) does not stop the next movement
           }
         }
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the caught error as it was
         if (refused) throw refused;
         break;
       }

@@ -23,11 +23,6 @@ async function eventCount(t: TestApp, tenantId: string, kind: string): Promise<n
   return (await t.handle.db.selectFrom('change_log').select('op_id').where('tenant_id', '=', tenantId).where('kind', '=', kind).execute()).length;
 }
 
-/** Points for a customer: an order of `euros` whole euros paid with their phone (1 point per euro by default). */
-async function earn(t: TestApp, tenantId: string, menu: Awaited<ReturnType<typeof seedMenu>>, phone: string, burgers: number) {
-  return paidOrder(t, tenantId, menu, phone, { quantity: burgers }); // a burger is € 14,50 → 14 points each... per order: floor(total/100)
-}
-
 describe('phone numbers (CONTRACT §8): E.164, the Netherlands by default, through libphonenumber', () => {
   it.each([
     ['06 12345678', '+31612345678'],

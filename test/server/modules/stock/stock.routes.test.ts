@@ -210,7 +210,7 @@ describe('POST /stock: validation, sessions and tenants', () => {
 
 describe('GET /stock and GET /stock/movements', () => {
   it('lists stock items (ingredients, items with a minimum, anything with movements) with totals, per-location breakdown and flags', async () => {
-    const { t, r, staff, beef, buns, beer, burger, koelcel, bar } = await stockSetup();
+    const { t, staff, beef, buns, beer, burger, koelcel, bar } = await stockSetup();
     await postStock(t, staff, { productId: beef.id, locationId: koelcel.id, type: 'INTAKE', quantity: 8 });
     await postStock(t, staff, { productId: beer.id, locationId: bar.id, type: 'INTAKE', quantity: 24 });
     const res = await t.req({ method: 'GET', url: '/api/v1/stock', cookie: staff });
