@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { VERSION } from '../../server/version.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { createTestApp } from '../helpers/app.js';
 import { lane } from '../helpers/db.js';
+import { baseEnv, runTs, tempDataDir } from '../helpers/process.js';
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -117,6 +120,20 @@ describe('OpenAPI description and docs page', () => {
     const refs = collectRefs(doc);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) expect(resolveRef(doc, ref), ref).toBeDefined();
+  });
+
+  it('`npm run openapi` writes the served document to a file, with no database server and nothing from the environment', async () => {
+    const t = await createTestApp();
+    const served = (await t.req({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const dir = tempDataDir();
+    const file = path.join(dir, 'out', 'openapi.json');
+    // A DATABASE_URL that cannot be reached: the export must not try it (it builds on in-memory SQLite).
+    const r = await runTs('server/openapi-export.ts', [file], baseEnv({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', ROLE: 'cloud' }));
+    expect(r.code, r.stderr).toBe(0);
+    const operations = Object.values(served.paths as Record<string, object>).reduce((n, item) => n + Object.keys(item).length, 0);
+    expect(r.stderr).toContain(`${operations} operations written to ${file}`);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual(served);
+    expect(fs.readdirSync(dir)).toEqual(['out']);
   });
 
   it('/api/v1/docs serves an HTML page (following redirects)', async () => {
