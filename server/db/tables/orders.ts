@@ -1,0 +1,67 @@
+/** Orders, their items, status history and per-day number counters. Composed into `Database` by ../database.ts. */
+
+export type OrderStatus = 'new' | 'accepted' | 'preparing' | 'ready' | 'delivering' | 'completed' | 'cancelled';
+export type OrderSource = 'pos' | 'web' | 'external';
+
+export interface OrdersTable {
+  id: string;
+  tenant_id: string;
+  number: string;
+  /** Calendar date (tenant time zone) the number belongs to. */
+  business_day: string;
+  /** Change-log origin that created the order (device id or 'cloud'). */
+  origin: string;
+  status: OrderStatus;
+  source: OrderSource;
+  table_id: string | null;
+  customer_name: string | null;
+  customer_phone: string | null;
+  notes: string | null;
+  total_cents: number;
+  payment_status: 'open' | 'paid';
+  idempotency_key: string | null;
+  /** sha256 of the creating request body, to tell a repeat from a different request with the same key. */
+  request_hash: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrderItemsTable {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  position: number;
+  product_id: string;
+  name: string;
+  quantity: number;
+  unit_price_cents: number;
+  total_cents: number;
+  notes: string | null;
+}
+
+export interface OrderStatusHistoryTable {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  from_status: OrderStatus | null;
+  to_status: OrderStatus;
+  user_id: string | null;
+  source: string;
+  created_at: string;
+}
+
+export interface OrderCountersTable {
+  tenant_id: string;
+  prefix: string;
+  business_day: string;
+  last: number;
+}
+
+/** The orders tables by name, as composed into `Database`. */
+export interface OrdersTables {
+  orders: OrdersTable;
+  order_items: OrderItemsTable;
+  order_status_history: OrderStatusHistoryTable;
+  order_counters: OrderCountersTable;
+}
