@@ -36,7 +36,8 @@ export async function seedFloor(ctx: DemoContext): Promise<void> {
   const { services } = runtime;
   const random = rng(20261111);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
-  const phone = () => `06${String(10_000_000 + Math.floor(random() * 89_999_999))}`;
+  // 061… to 065…: mobile ranges in the Dutch number plan (067… and 069… are not, and are refused).
+  const phone = () => `06${String(10_000_000 + Math.floor(random() * 50_000_000))}`;
 
   const tables: Record<string, string> = {};
   for (const [i, zone] of ZONES.entries()) {

@@ -45,7 +45,7 @@ export async function seedPayments(ctx: DemoContext): Promise<void> {
     const guest = pick(GUESTS);
     const items = [{ product_id: pick(products).id, quantity: 1 + Math.floor(random() * 2) }, { product_id: pick(products).id, quantity: 1 }];
     const key = `demo-web-${i}`;
-    const input = { items, customer: { name: guest, phone: `06${String(20_000_000 + Math.floor(random() * 79_999_999))}` }, type: 'pickup' as const, idempotency_key: key };
+    const input = { items, customer: { name: guest, phone: `06${String(20_000_000 + Math.floor(random() * 40_000_000))}` }, type: 'pickup' as const, idempotency_key: key };
     let { body } = await publicOrders.placeOrder(tenant.slug, input, undefined, base);
     if (outcome === 'open') return;
     clock.advance(2 * 60_000);

@@ -1,7 +1,8 @@
 import type { Executor } from '../../db/connection.js';
 import { newId } from '../../shared/ids.js';
+import { toE164 } from '../../shared/phone.js';
 import { loyaltyRepository as repo, type CustomerRow, type LeaseRow, type TransactionRow } from './loyalty.repository.js';
-import { holderOf, leaseEffects, normalisePhone, POOL, topUpAmount } from './loyalty.rules.js';
+import { holderOf, leaseEffects, POOL, topUpAmount } from './loyalty.rules.js';
 
 /**
  * The loyalty ledger and its escrow over one transaction: what the service (API, order hook, jobs)
@@ -120,7 +121,7 @@ export async function erasureScope(db: Executor, tenantId: string, rootId: strin
   const orderIds = new Set<string>();
   if (phones.size > 0) {
     for (const o of await repo.ordersWithPhone(db, tenantId)) {
-      const p = o.customer_phone ? normalisePhone(o.customer_phone) : undefined;
+      const p = o.customer_phone ? toE164(o.customer_phone) : undefined;
       if (p && phones.has(p)) orderIds.add(o.id);
     }
   }

@@ -46,10 +46,10 @@ export const loyaltyRepository = {
 
   updateCustomer: (db: Executor, id: string, patch: Partial<CustomerRow>) => db.updateTable('loyalty_customers').set(patch).where('id', '=', id).execute(),
 
-  /** Case-insensitive search over name and e-mail, and the phone (exact E.164, or a run of digits). */
-  search: (db: Executor, tenantId: string, q: { text?: string; phone?: string; digits?: string }, limit: number) => {
+  /** Case-insensitive search over name and e-mail, and the phone (exact E.164, the start of an E.164 number, or a run of digits). */
+  search: (db: Executor, tenantId: string, q: { text?: string; phone?: string; phonePrefix?: string; digits?: string }, limit: number) => {
     let query = db.selectFrom('loyalty_customers').selectAll().where('tenant_id', '=', tenantId).where('merged_into', 'is', null).where('erased_at', 'is', null);
-    if (q.text || q.phone || q.digits) {
+    if (q.text || q.phone || q.phonePrefix || q.digits) {
       query = query.where((eb) => {
         const ors = [];
         if (q.text) {
@@ -58,6 +58,8 @@ export const loyaltyRepository = {
           ors.push(sql<boolean>`lower(email) like ${pattern} escape '\\'`);
         }
         if (q.phone) ors.push(eb('phone', '=', q.phone));
+        // Only '+' and digits (phoneSearchPrefix): nothing LIKE would read as a wildcard.
+        if (q.phonePrefix) ors.push(eb('phone', 'like', `${q.phonePrefix}%`));
         if (q.digits) ors.push(sql<boolean>`phone like ${`%${q.digits}%`}`);
         return eb.or(ors);
       });

@@ -1,25 +1,8 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { stableId } from '../../shared/ids.js';
 
 /**
  * The loyalty rules that the API, sync and jobs share (docs/loyalty.md). Pure functions: no database.
  */
-
-/** Default country for numbers written without a country code (CONTRACT §8). */
-export const DEFAULT_COUNTRY = 'NL' as const;
-
-/**
- * A phone number in any notation → E.164 (`06 12345678`, `0031612345678`, `+31 6 1234 5678` →
- * `+31612345678`), with the Netherlands as the default country, through libphonenumber's full
- * metadata (real number plans, not a regular expression). Undefined when it is not a valid number.
- */
-export function normalisePhone(input: string): string | undefined {
-  const text = input.trim();
-  if (text.length === 0 || text.length > 40) return undefined;
-  const parsed = parsePhoneNumberFromString(text, { defaultCountry: DEFAULT_COUNTRY, extract: false });
-  if (!parsed || !parsed.isValid()) return undefined;
-  return parsed.number;
-}
 
 /** Points for a paid order: whole euros times the tenant's rate (default 1 point per whole euro). */
 export function pointsForOrder(totalCents: number, pointsPerEuro: number): number {

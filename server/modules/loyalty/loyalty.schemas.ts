@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import '../../shared/validation.js';
-import { normalisePhone } from './loyalty.rules.js';
+import { INVALID_PHONE, toE164 } from '../../shared/phone.js';
 
 /** A phone number in any notation, normalised to E.164 (NL default); invalid is VALIDATION with a Dutch message. */
 export const Phone = z
   .string()
   .max(40)
   .transform((s, ctx) => {
-    const e164 = normalisePhone(s);
+    const e164 = toE164(s);
     if (!e164) {
-      ctx.addIssue({ code: 'custom', message: 'moet een geldig telefoonnummer zijn, bijvoorbeeld 06 12345678 of +31 6 1234 5678.' });
+      ctx.addIssue({ code: 'custom', message: INVALID_PHONE });
       return z.NEVER;
     }
     return e164;

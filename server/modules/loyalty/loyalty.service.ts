@@ -1,7 +1,8 @@
 import type { ChangeLog, ChangeRecord, Writer } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
-import { AppError, conflict, invalidField, notFound } from '../../shared/errors.js';
+import { AppError, conflict, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { e164OrThrow, phoneSearchPrefix, toE164 } from '../../shared/phone.js';
 import type { SyncTransport } from '../../../sync/transport.js';
 import type { Order } from '../orders/orders.schemas.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
@@ -17,7 +18,7 @@ import {
   topUp,
 } from './loyalty.ledger.js';
 import { loyaltyRepository as repo, type CustomerRow, type LeaseRow, type PrivacyRow, type TransactionRow } from './loyalty.repository.js';
-import { earnId, excessOf, normalisePhone, POOL, pointsForOrder } from './loyalty.rules.js';
+import { earnId, excessOf, POOL, pointsForOrder } from './loyalty.rules.js';
 import {
   OnlineRedeemResult,
   type AdjustInput,
@@ -77,7 +78,6 @@ export const leaseChange = (row: LeaseRow) => ({
 const privacyChange = (row: PrivacyRow) => ({ entity: 'loyalty_privacy', entityId: row.id, kind: 'loyalty.privacy_logged', payload: { entry: row } });
 
 const customerNotFound = () => notFound('Klant');
-const invalidPhone = () => invalidField('phone', 'moet een geldig telefoonnummer zijn, bijvoorbeeld 06 12345678 of +31 6 1234 5678.');
 const offlineUnreachable = () => conflict('Inwisselen is niet gelukt: de verbinding met de cloud viel weg. Probeer het zo opnieuw.');
 
 function shortfall(balance: number, points: number, reserved = 0): AppError {
@@ -296,8 +296,7 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
     /** POST /loyalty/customer: upsert by phone; created emits `loyalty.customer_created` once. */
     async upsert(actor: LoyaltyActor, input: UpsertCustomerInput): Promise<{ customer: Customer; created: boolean }> {
       // The route's schema normalised it already; other callers (another module, the demo) may pass any notation.
-      const phone = normalisePhone(input.phone);
-      if (!phone) throw invalidPhone();
+      const phone = e164OrThrow(input.phone, 'phone');
       return changes.write(actor.tenantId, async (w) => {
         const existing = await primaryByPhone(w.trx, actor.tenantId, phone);
         if (!existing) {
@@ -319,8 +318,7 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
 
     /** GET /loyalty/customer/:phone: the customer with balance and history, newest first. */
     async getByPhone(tenantId: string, rawPhone: string): Promise<CustomerWithHistory> {
-      const phone = normalisePhone(rawPhone);
-      if (!phone) throw invalidPhone();
+      const phone = e164OrThrow(rawPhone, 'phone');
       const c = await primaryByPhone(db, tenantId, phone);
       if (!c) throw customerNotFound();
       const [acc, history, role] = await Promise.all([accountOf(db, c.id), historyOf(db, tenantId, c), roleOf(tenantId)]);
@@ -328,27 +326,28 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
       return { ...toCustomerDto(c, acc.balance), redeemable_here: Math.max(0, redeemable), transactions: history.map(toTransactionDto) };
     },
 
-    /** GET /loyalty/customers?search=: name or e-mail (case-insensitive), or a phone in any notation. */
+    /** GET /loyalty/customers?search=: name or e-mail (case-insensitive), or a phone in any notation, or its start (`0612`), or a run of its digits. */
     async search(tenantId: string, q: { search?: string; limit: number }): Promise<Customer[]> {
       const text = q.search?.trim() || undefined;
       let phone: string | undefined;
+      let phonePrefix: string | undefined;
       let digits: string | undefined;
       if (text) {
-        phone = normalisePhone(text);
+        phone = toE164(text);
         if (!phone && /^[\d\s+().-]+$/.test(text)) {
+          phonePrefix = phoneSearchPrefix(text);
           const d = text.replace(/\D/g, '').replace(/^0+/, '');
           if (d.length >= 4) digits = d;
         }
       }
-      const rows = await repo.search(db, tenantId, { text, phone, digits }, q.limit);
+      const rows = await repo.search(db, tenantId, { text, phone, phonePrefix, digits }, q.limit);
       const balances = await balancesOf(db, rows.map((r) => r.id));
       return rows.map((r) => toCustomerDto(r, balances.get(r.id) ?? 0));
     },
 
     /** For GET /external/loyalty/:phone (issue 16): a phone in any notation → the customer's balance; NOT_FOUND, or VALIDATION for a number that is not one. */
     async balanceByPhone(tenantId: string, rawPhone: string): Promise<BalanceByPhone> {
-      const phone = normalisePhone(rawPhone);
-      if (!phone) throw invalidPhone();
+      const phone = e164OrThrow(rawPhone, 'phone');
       const c = await primaryByPhone(db, tenantId, phone);
       if (!c) throw customerNotFound();
       return { customer_id: c.id, phone, name: c.name, balance: (await accountOf(db, c.id)).balance };
@@ -401,7 +400,7 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
      * this; the side that marked them paid wrote the earn row and it travels as a ledger row.
      */
     async earnForOrder(w: Writer, actor: LoyaltyActor, order: Pick<Order, 'id' | 'total_cents' | 'customer'>): Promise<TransactionRow | undefined> {
-      const phone = order.customer?.phone ? normalisePhone(order.customer.phone) : undefined;
+      const phone = order.customer?.phone ? toE164(order.customer.phone) : undefined;
       if (!phone) return undefined;
       const { pointsPerEuro } = await repo.settings(w.trx, actor.tenantId);
       const points = pointsForOrder(order.total_cents, pointsPerEuro);

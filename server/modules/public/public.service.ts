@@ -1,9 +1,9 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Config } from '../../config.js';
 import type { ChangeLog } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
 import { conflict, invalidField, isAppError, notFound } from '../../shared/errors.js';
+import { e164OrThrow } from '../../shared/phone.js';
 import type { SyncService } from '../../../sync/service.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { Order } from '../orders/orders.schemas.js';
@@ -29,12 +29,6 @@ const TYPE_LABEL: Record<PublicOrderInput['type'], string> = { pickup: 'Afhalen'
 function kitchenNotes(input: PublicOrderInput): string {
   const head = input.type === 'delivery' ? `Bezorgen: ${input.delivery_address}` : input.type === 'table' ? `Aan tafel ${input.table}` : TYPE_LABEL.pickup;
   return input.notes ? `[${head}] ${input.notes}` : `[${head}]`;
-}
-
-function normalisePhone(phone: string): string {
-  const p = parsePhoneNumberFromString(phone, 'NL');
-  if (!p || !p.isValid()) throw invalidField('customer.phone', 'moet een geldig telefoonnummer zijn, bijvoorbeeld 06 12345678.');
-  return p.number;
 }
 
 export function createPublicOrdersService(deps: {
@@ -129,7 +123,7 @@ export function createPublicOrdersService(deps: {
       const key = headerKey ?? input.idempotency_key;
       const intake = await intakeOf(t.id);
       if (!intake.accepting) throw conflict(PAUSED_MESSAGE);
-      const phone = normalisePhone(input.customer.phone);
+      const phone = e164OrThrow(input.customer.phone, 'customer.phone');
       let tableId: string | undefined;
       if (input.type === 'table') {
         if (!tables) throw invalidField('type', "'table' is bij dit restaurant niet mogelijk.");

@@ -1,9 +1,9 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { ChangeInput, ChangeLog, Writer } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
 import { conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { e164OrThrow } from '../../shared/phone.js';
 import type { FloorService, ReservationsLookup } from '../floor/floor.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { Settings } from '../tenants/tenants.schemas.js';
@@ -77,12 +77,6 @@ export function allowedMove(from: ReservationStatus, to: ReservationStatus): boo
   return from === 'no_show' && to === 'seated';
 }
 
-function normalisePhone(raw: string): string {
-  const p = parsePhoneNumberFromString(raw, 'NL');
-  if (!p || !p.isValid()) throw invalidField('phone', 'moet een geldig telefoonnummer zijn, bijvoorbeeld 06 12345678.');
-  return p.number;
-}
-
 export function createReservationsService(deps: { db: Db; changes: ChangeLog; clock: Clock; tenants: TenantsService; floor: FloorService }) {
   const { db, changes, clock, tenants, floor } = deps;
 
@@ -125,7 +119,7 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
     const now = clock.now();
     if (input.party_size > s.max_party_size) throw invalidField('party_size', `moet tussen 1 en ${s.max_party_size} personen zijn.`);
     checkDate(input.date, s, now);
-    const phone = input.phone ? normalisePhone(input.phone) : null;
+    const phone = input.phone ? e164OrThrow(input.phone, 'phone') : null;
     if (hoursOf(input.date, rules).length === 0) throw invalidField('date', 'is een dag waarop we gesloten zijn.');
     let start: Date;
     let end: Date;

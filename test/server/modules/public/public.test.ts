@@ -59,6 +59,7 @@ describe('POST /public/order/:slug (CONTRACT §11)', () => {
     ['no customer', { customer: undefined }, 'customer', /verplicht/],
     ['no phone', { customer: { name: 'Jan' } }, 'customer.phone', /verplicht/],
     ['a phone that is not one', { customer: { name: 'Jan', phone: '1234567' } }, 'customer.phone', /geldig telefoonnummer/],
+    ['a phone the number plan does not have', { customer: { name: 'Jan', phone: '06 99999999' } }, 'customer.phone', /geldig telefoonnummer/],
     ['a bad e-mail', { customer: { ...guest, email: 'jan@' } }, 'customer.email', /e-mailadres/],
     ['an unknown type', { type: 'drone' }, 'type', /pickup, delivery, table/],
     ['table without its table', { type: 'table' }, 'table', /verplicht bij type 'table'/],
