@@ -1,11 +1,11 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { ChangeLog } from './db/change-log.js';
 import type { DbHandle } from './db/connection.js';
-import { rateLimited, shuttingDown } from './shared/errors.js';
+import { AppError, internal, rateLimited, shuttingDown } from './shared/errors.js';
 import type { Clock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
 import { MUTATING_METHODS } from './shared/rate-limit.js';
@@ -49,14 +49,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Our own answer during shutdown instead (below): Fastify's has a fixed English body.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // The router's own refusals, before any route or hook runs: a path segment over 100 characters
+    // (414) and a broken %-escape (400). Fastify answers them with a fixed English body; these are
+    // the contract's (issue 28 point 9).
+    frameworkErrors: (error, _request, reply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const appError = tooLong
+        ? new AppError('VALIDATION', 'Ongeldige invoer: een deel van het adres is te lang (hoogstens 100 tekens).', { status: 414 })
+        : error.code === 'FST_ERR_BAD_URL'
+          ? new AppError('VALIDATION', 'Ongeldige invoer: het adres bevat een ongeldige %-code.')
+          : internal();
+      return (reply as FastifyReply).code(appError.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(appError.toBody()));
+    },
   });
   // An empty body sent with Content-Type: application/json is "no body" (many HTTP clients set the
   // header on every request, also on DELETE). Fastify's default answers FST_ERR_CTP_EMPTY_JSON_BODY;
   // routes that need a body still reject `undefined` through their schema, with a named field.
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  // A JSON `null` is no body of any route: routes whose body may be left out see `null` for a
+  // request without one, so a literal `null` would pass as "no body" (issue 28 point 9).
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body.length === 0) return done(null, undefined);
-    return parseJson(request, body as string, done);
+    return parseJson(request, body as string, (err: Error | null, value?: unknown) => {
+      if (!err && value === null) return done(new AppError('VALIDATION', 'Ongeldige invoer: de body mag niet null zijn; laat hem weg of stuur een object.'), undefined);
+      return done(err, value);
+    });
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

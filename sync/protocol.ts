@@ -69,7 +69,9 @@ function outsideWindow(label: string, field: string, verb: string, value: number
   );
 }
 
+/** A version in a query string (text, so coerced); in a JSON body it must be a number (BodyVersion). */
 const Version = z.coerce.number().int().min(0).max(1_000_000);
+const BodyVersion = z.number().int().min(0).max(1_000_000);
 
 export const VersionQuery = z.object({
   protocol_version: Version,
@@ -89,8 +91,8 @@ export const WireOp = z.object({
 export type WireOp = z.infer<typeof WireOp>;
 
 export const PushBody = z.object({
-  protocol_version: Version,
-  schema_version: Version,
+  protocol_version: BodyVersion,
+  schema_version: BodyVersion,
   app_version: z.string().max(64).optional(),
   ops: z.array(WireOp).max(MAX_PUSH_OPS),
 });

@@ -107,6 +107,10 @@ const notEnough = (productName: string, locationName: string, have: number, aske
   conflict(`Onvoldoende voorraad op deze locatie: ${productName} op '${locationName}' is ${fmt(have)}${unit ? ` ${unit}` : ''}, gevraagd ${fmt(asked)}.`);
 const fmt = (n: number) => String(n).replace('.', ',');
 
+/** The last day and instant ISO-8601 text without a sign can hold. */
+const LAST_DAY = '9999-12-31';
+const END_OF_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** Start of a calendar day in a time zone, as an ISO instant. */
 export function zonedDayStart(date: string, timeZone: string): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
@@ -384,8 +388,11 @@ export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Cl
       const { timezone } = await tenants.cachedSettings(tenantId);
       const isDate = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s);
       const nextDay = (d: string) => new Date(Date.parse(`${d}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-      const from = q.from ? (isDate(q.from) ? zonedDayStart(q.from, timezone) : new Date(q.from).toISOString()) : undefined;
-      const to = q.to ? (isDate(q.to) ? zonedDayStart(nextDay(q.to), timezone) : new Date(new Date(q.to).getTime() + 1).toISOString()) : undefined;
+      // Instants are compared as ISO text, which ends with the year 9999: a bound past it (`to=9999-12-31`,
+      // or a timestamp whose offset moves it into the year 10000) is the end of time, not a 500.
+      const instant = (ms: number) => new Date(Math.min(ms, END_OF_TIME)).toISOString();
+      const from = q.from ? (isDate(q.from) ? zonedDayStart(q.from, timezone) : instant(Date.parse(q.from))) : undefined;
+      const to = q.to ? (isDate(q.to) ? (q.to >= LAST_DAY ? undefined : zonedDayStart(nextDay(q.to), timezone)) : instant(Date.parse(q.to) + 1)) : undefined;
       const { rows, total } = await repo.listMovements(db, tenantId, { product_id: q.product_id, location_id: q.location_id, from, to }, q.limit, q.offset);
       return { data: rows.map(toMovementDto), total, limit: q.limit, offset: q.offset };
     },

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../../shared/errors.js';
+import { AppError, isAppError } from '../../shared/errors.js';
 import { errors, pageOf } from '../../shared/schemas.js';
 import { sessionOf } from '../../plugins/auth.js';
 import { MAX_PHOTO_BYTES, RecordedWaste, WasteBody, WasteEntry, WasteFormFields, WasteListQuery, WasteParams, WasteStats, WasteStatsQuery, type WasteInput } from './waste.schemas.js';
@@ -56,7 +56,10 @@ export const wasteRoutes: FastifyPluginAsyncZod<{ waste: WasteService }> = async
           if (code === 'FST_REQ_FILE_TOO_LARGE') throw photoTooLarge();
           if (code === 'FST_FILES_LIMIT') throw tooMany('stuur hoogstens één foto');
           if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') throw tooMany('te veel velden');
-          throw err;
+          if (isAppError(err)) throw err;
+          // Anything else came from parsing the body (busboy: "Unexpected end of form", "Boundary not
+          // found", a malformed part header): the client's mistake, not ours (issue 28 point 9).
+          throw new AppError('VALIDATION', 'Ongeldige invoer: het formulier (multipart/form-data) is onvolledig of beschadigd; stuur het opnieuw.');
         }
         input = WasteFormFields.parse(fields);
       } else {
