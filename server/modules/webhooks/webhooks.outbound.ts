@@ -3,6 +3,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { VERSION } from '../../version.js';
 
 /**
@@ -28,61 +29,76 @@ export function signature(secret: string, body: string | Buffer): string {
   return `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-function v4Reason(b: number[]): string | null {
-  const [a, c] = [b[0]!, b[1]!];
-  if (a === 127) return 'loopback';
-  if (a === 10 || (a === 172 && c >= 16 && c <= 31) || (a === 192 && c === 168) || (a === 100 && c >= 64 && c <= 127)) return 'privé';
-  if (a === 169 && c === 254) return 'link-local';
-  if (a === 0 || a >= 224 || (a === 192 && c === 0 && b[2] === 0) || (a === 198 && (c === 18 || c === 19))) return 'gereserveerd';
-  return null;
+/** IPv4 ranges (ipaddr.js names) and the staff's word for them; `unicast` is a public address. */
+const V4_REASON: Record<string, string | null> = {
+  unicast: null,
+  loopback: 'loopback',
+  private: 'privé',
+  carrierGradeNat: 'privé',
+  linkLocal: 'link-local',
+};
+/** IPv6 ranges that are not judged by an IPv4 address inside them. */
+const V6_REASON: Record<string, string | null> = {
+  unicast: null,
+  loopback: 'loopback',
+  uniqueLocal: 'privé',
+  deprecatedSiteLocal: 'privé',
+  linkLocal: 'link-local',
+};
+
+function v4Reason(address: ipaddr.IPv4): string | null {
+  const range = address.range();
+  return range in V4_REASON ? V4_REASON[range]! : 'gereserveerd';
 }
 
-/** 16 bytes of an IPv6 address (with an optional dotted IPv4 tail), or null. */
-function v6Bytes(address: string): number[] | null {
-  let s = address.replace(/^\[|\]$/g, '').split('%')[0]!.toLowerCase();
-  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
-  if (tail) {
-    const q = tail.slice(1).map(Number);
-    s = `${s.slice(0, tail.index)}${((q[0]! << 8) | q[1]!).toString(16)}:${((q[2]! << 8) | q[3]!).toString(16)}`;
+/**
+ * The IPv4 addresses an IPv6 address carries and would reach, or null when it carries none:
+ * mapped `::ffff:a.b.c.d`, translated `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::/96`, the old
+ * compatible `::a.b.c.d`, 6to4 `2002:AABB:CCDD::/48` and Teredo `2001:0:SSSS:SSSS:…:CCCC:CCCC`
+ * (the relay server and the client, whose bits Teredo inverts).
+ */
+function embeddedV4(address: ipaddr.IPv6, range: string): ipaddr.IPv4[] | null {
+  const b = address.toByteArray();
+  const v4 = (bytes: number[]) => new ipaddr.IPv4(bytes);
+  switch (range) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [v4(b.slice(12))];
+    case 'rfc6052':
+      // 64:ff9b::/96 ends with the IPv4 address; the local-use 64:ff9b:1::/48 is some operator's own network.
+      return b[4] === 0 && b[5] === 0 ? [v4(b.slice(12))] : [new ipaddr.IPv4([10, 0, 0, 0])];
+    case '6to4':
+      return [v4(b.slice(2, 6))];
+    case 'teredo':
+      return [v4(b.slice(4, 8)), v4(b.slice(12).map((x) => x ^ 0xff))];
+    default:
+      // The deprecated IPv4-compatible form ::a.b.c.d (not :: and ::1, which have ranges of their own).
+      return range === 'unicast' && b.slice(0, 12).every((x) => x === 0) ? [v4(b.slice(12))] : null;
   }
-  const halves = s.split('::');
-  if (halves.length > 2) return null;
-  const head = halves[0] ? halves[0].split(':') : [];
-  const rest = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
-  const fill = halves.length === 2 ? 8 - head.length - rest.length : 0;
-  const groups = [...head, ...Array<string>(Math.max(0, fill)).fill('0'), ...rest];
-  if (groups.length !== 8) return null;
-  const bytes: number[] = [];
-  for (const g of groups) {
-    if (!/^[0-9a-f]{1,4}$/.test(g)) return null;
-    const n = parseInt(g, 16);
-    bytes.push(n >> 8, n & 0xff);
-  }
-  return bytes;
 }
 
 /**
  * Why the cloud may not send to this address, in the staff's words ('privé', 'loopback',
- * 'link-local', 'gereserveerd'), or null when it is a public address. IPv4 inside IPv6 (mapped
- * `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`, the old compatible form) is judged by its IPv4 part.
+ * 'link-local', 'gereserveerd'), or null when it is a public address. The ranges are ipaddr.js's
+ * (IANA's special-purpose registries); an IPv6 address that carries an IPv4 address (mapped,
+ * NAT64, compatible, 6to4, Teredo) is judged by that IPv4 address (issue 28 point 8).
  */
 export function addressReason(address: string): string | null {
-  const kind = net.isIP(address.replace(/^\[|\]$/g, '').split('%')[0]!);
-  if (kind === 4) return v4Reason(address.split('.').map(Number));
-  if (kind !== 6) return 'gereserveerd';
-  const b = v6Bytes(address);
-  if (!b) return 'gereserveerd';
-  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-  if (zero(0, 16)) return 'gereserveerd';
-  if (zero(0, 15) && b[15] === 1) return 'loopback';
-  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return v4Reason(b.slice(12));
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zero(4, 12)) return v4Reason(b.slice(12));
-  if (zero(0, 12)) return v4Reason(b.slice(12));
-  if ((b[0]! & 0xfe) === 0xfc) return 'privé';
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return 'link-local';
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return 'privé';
-  if (b[0] === 0xff) return 'gereserveerd';
-  return null;
+  const text = address.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(text) || net.isIP(text.split('%')[0]!) === 0) return 'gereserveerd';
+  const parsed = ipaddr.parse(text);
+  if (parsed.kind() === 'ipv4') return v4Reason(parsed as ipaddr.IPv4);
+  const v6 = parsed as ipaddr.IPv6;
+  const range = v6.range();
+  const inside = embeddedV4(v6, range);
+  if (inside) {
+    for (const a of inside) {
+      const reason = v4Reason(a);
+      if (reason) return reason;
+    }
+    return null;
+  }
+  return range in V6_REASON ? V6_REASON[range]! : 'gereserveerd';
 }
 
 const REASON_TEXT: Record<string, string> = {

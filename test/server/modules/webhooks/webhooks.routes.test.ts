@@ -181,12 +181,19 @@ describe('webhook addresses: SSRF rules (issue 16 item 5)', () => {
     ['http://[fd00::1]/h', /privé-adres/],
     ['http://[::ffff:127.0.0.1]/h', /loopback/],
     ['http://[64:ff9b::a00:1]/h', /privé-adres/],
+    // Issue 28 point 8: 6to4 (2002::/16) and Teredo (2001::/32) are judged by the IPv4 inside them.
+    ['http://[2002:7f00:1::1]/h', /loopback/], // 6to4 of 127.0.0.1
+    ['http://[2002:c0a8:101::]/h', /privé-adres/], // 6to4 of 192.168.1.1
+    ['http://[2002:a9fe:a9fe::1]/h', /link-local/], // 6to4 of 169.254.169.254
+    ['http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/h', /privé-adres/], // Teredo, client 10.0.0.1 (bits inverted)
+    ['http://[2001:0:7f00:1::ffff:ffff]/h', /loopback/], // Teredo, server 127.0.0.1
+    ['https://zes-naar-vier.partner.test/h', /2002:a00:7::1.*privé-adres/], // a name resolving to 6to4 of 10.0.0.7
     ['http://localhost:3000/h', /loopback/],
     ['https://intern.partner.test/h', /10\.0\.0\.7.*privé-adres/],
     ['https://nergens.partner.test/h', /kon niet worden gevonden/],
   ])('the cloud refuses %s at registration (400 on url), nothing stored', async (url, message) => {
     const { t, r, admin } = await setup({ env: CLOUD_ENV });
-    t.services.webhooks.net.resolve = fakeDns({ localhost: ['127.0.0.1', '::1'], 'intern.partner.test': ['93.184.216.34', '10.0.0.7'] });
+    t.services.webhooks.net.resolve = fakeDns({ localhost: ['127.0.0.1', '::1'], 'intern.partner.test': ['93.184.216.34', '10.0.0.7'], 'zes-naar-vier.partner.test': ['93.184.216.34', '2002:a00:7::1'] });
     const before = await state(t, r);
     const res = await create(t, admin, { url, events: ['order.created'] });
     expect(res.statusCode, res.body).toBe(400);
@@ -199,7 +206,10 @@ describe('webhook addresses: SSRF rules (issue 16 item 5)', () => {
     const cloud = await setup({ env: CLOUD_ENV });
     cloud.t.services.webhooks.net.resolve = fakeDns({ 'hooks.partner.test': ['93.184.216.34', '2606:2800:220:1::1'] });
     expect((await create(cloud.t, cloud.admin, { url: 'https://hooks.partner.test/h', events: ['order.created'] })).statusCode).toBe(201);
-    expect((await create(cloud.t, cloud.admin, { url: 'http://203.0.113.10/h', events: ['order.created'] })).statusCode).toBe(201);
+    expect((await create(cloud.t, cloud.admin, { url: 'http://93.184.216.35/h', events: ['order.created'] })).statusCode).toBe(201);
+    // 6to4 and Teredo addresses whose IPv4 inside is public are public (issue 28 point 8).
+    expect((await create(cloud.t, cloud.admin, { url: 'http://[2002:5db8:d822::1]/h', events: ['order.created'] })).statusCode).toBe(201);
+    expect((await create(cloud.t, cloud.admin, { url: 'http://[2001:0:4136:e378:8000:63bf:a247:27dd]/h', events: ['order.created'] })).statusCode).toBe(201);
 
     const allowed = await setup({ env: { ...CLOUD_ENV, WEBHOOK_ALLOW_PRIVATE: '1' } });
     expect((await create(allowed.t, allowed.admin, { url: 'http://127.0.0.1:9/h', events: ['order.created'] })).statusCode).toBe(201);
