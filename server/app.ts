@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOpt
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import type { Config } from './config.js';
+import { paymentWarning, type Config } from './config.js';
 import type { ChangeLog } from './db/change-log.js';
 import type { DbHandle } from './db/connection.js';
 import { AppError, internal, rateLimited, shuttingDown } from './shared/errors.js';
@@ -122,6 +122,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   await app.register(consumersPlugin, { db: deps.handle.db, dialect: deps.handle.dialect, clock: deps.clock, changes: deps.changes, node: cluster?.node ?? localNodeName() });
+
+  // A cloud on the payment simulator says so at every start (and in /health): issue 28 point 5.
+  const simulatorWarning = paymentWarning(config);
+  if (simulatorWarning) app.addHook('onReady', async () => app.log.warn({ payment_provider: 'simulator' }, simulatorWarning));
 
   await registerModules(app, deps, deps.services);
   await app.register(pagesRoutes, { tenants: deps.services.tenants, role: config.role });

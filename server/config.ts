@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   WEBHOOK_SENDER: z.enum(['inline', 'thread']).optional(),
   MOLLIE_API_KEY: z.string().regex(/^(test|live)_\w{20,}$/, "moet beginnen met test_ of live_ (de API-sleutel uit het Mollie-dashboard)").optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional(),
+  /** `simulator` chooses the built-in payment simulator explicitly (a cloud needs a provider: MOLLIE_API_KEY or this); `mollie` needs MOLLIE_API_KEY. */
+  PAYMENT_PROVIDER: z.enum(['mollie', 'simulator']).optional(),
   /** Tests only: the Mollie API the official client talks to (a fake on 127.0.0.1); unset: Mollie's own. */
   MOLLIE_API_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
 });
@@ -64,6 +66,12 @@ export interface Config {
   mollieApiKey?: string;
   publicBaseUrl?: string;
   mollieApiEndpoint?: string;
+  /**
+   * The payment provider of new payments: `mollie` with MOLLIE_API_KEY, else PAYMENT_PROVIDER, else
+   * `simulator` on the appliance. Undefined on a cloud that chose none: it refuses to start
+   * (servingProblem); the CLI and tests can still use it (with the simulator).
+   */
+  paymentProvider?: 'mollie' | 'simulator';
   /** Where the SQLite file lives when no DATABASE_URL is set; ':memory:' in tests. */
   sqliteFile: string;
 }
@@ -88,6 +96,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (e.MOLLIE_API_KEY && !e.PUBLIC_BASE_URL) {
     throw new ConfigError('Ongeldige configuratie:\n  MOLLIE_API_KEY heeft PUBLIC_BASE_URL nodig: het adres waarop gasten en Mollie deze server bereiken.');
   }
+  if (e.PAYMENT_PROVIDER === 'mollie' && !e.MOLLIE_API_KEY) {
+    throw new ConfigError('Ongeldige configuratie:\n  PAYMENT_PROVIDER=mollie heeft MOLLIE_API_KEY nodig.');
+  }
+  if (e.PAYMENT_PROVIDER === 'simulator' && e.MOLLIE_API_KEY) {
+    throw new ConfigError('Ongeldige configuratie:\n  PAYMENT_PROVIDER=simulator en MOLLIE_API_KEY sluiten elkaar uit: kies één betaalprovider.');
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   return Object.freeze({
     role: e.ROLE,
@@ -109,7 +123,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mollieApiKey: e.MOLLIE_API_KEY,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     mollieApiEndpoint: e.MOLLIE_API_ENDPOINT,
+    paymentProvider: e.MOLLIE_API_KEY ? 'mollie' : (e.PAYMENT_PROVIDER ?? (e.ROLE === 'local' ? 'simulator' : undefined)),
     sqliteFile: path.join(dataDir, 'restaurant.sqlite'),
     ...overrides,
   });
+}
+
+/**
+ * What stops a server (not the CLI) from starting with this configuration, or null. A cloud takes
+ * payments from anyone on the internet: without a provider it would run the simulator, where every
+ * guest marks their own order paid (issue 28 point 5).
+ */
+export function servingProblem(config: Pick<Config, 'role' | 'paymentProvider'>): string | null {
+  if (config.role === 'cloud' && !config.paymentProvider) {
+    return 'Ongeldige configuratie:\n  ROLE=cloud heeft een betaalprovider nodig: zet MOLLIE_API_KEY (met PUBLIC_BASE_URL), of kies de betaalsimulator uitdrukkelijk met PAYMENT_PROVIDER=simulator (alleen voor tests en demo’s: daar kan iedereen zijn eigen bestelling als betaald markeren).';
+  }
+  return null;
+}
+
+/** The warning a cloud running the payment simulator logs at every start and shows in /health; null otherwise. */
+export function paymentWarning(config: Pick<Config, 'role' | 'paymentProvider'>): string | null {
+  if (config.role !== 'cloud' || config.paymentProvider === 'mollie') return null;
+  return 'De betaalsimulator is actief in de cloud: iedereen kan zijn eigen bestelling als betaald markeren. Alleen voor tests en demo’s; zet MOLLIE_API_KEY voor echte betalingen.';
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { markRunning } from './backup.js';
 import closeWithGrace from 'close-with-grace';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, servingProblem, type Config } from './config.js';
 import { createRuntime, loggerOptions, type Runtime } from './runtime.js';
 
 export interface StartOptions {
@@ -19,6 +19,8 @@ export interface Started extends Runtime {
 
 /** The only file that listens: config → db → migrate → buildApp → listen → jobs. */
 export async function start(config: Config, opts: StartOptions = {}): Promise<Started> {
+  const problem = servingProblem(config);
+  if (problem) throw new ConfigError(problem);
   const runtime = await createRuntime(config, { logger: loggerOptions(config) });
   const { app } = runtime;
   try {
@@ -72,6 +74,10 @@ if (isEntry) {
     throw err;
   }
   start(config).catch((err: unknown) => {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
     const code = (err as { code?: string } | null)?.code;
     const reason =
       code === 'EADDRINUSE'

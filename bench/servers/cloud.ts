@@ -145,7 +145,7 @@ process.on('message', (m: { type?: string; action?: string }) => {
 let rt: Awaited<ReturnType<typeof createRuntime>>;
 try {
   // WEBHOOK_ALLOW_PRIVATE: the benches' webhook receiver listens on 127.0.0.1.
-  const config = loadConfig({ ROLE: 'cloud', DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', DATA_DIR: '/tmp', WEBHOOK_ALLOW_PRIVATE: '1' });
+  const config = loadConfig({ ROLE: 'cloud', DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', DATA_DIR: '/tmp', WEBHOOK_ALLOW_PRIVATE: '1', PAYMENT_PROVIDER: 'simulator' });
   rt = await createRuntime(config, { clock: cloudClock, ...(profile ? { handle: profiledHandle(profile) } : {}) });
 } catch (err) {
   await dropSchema();

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
+import { paymentWarning, type Config } from '../config.js';
 import type { ChangeLog } from '../db/change-log.js';
 import type { DbHandle } from '../db/connection.js';
 import type { Clock } from '../shared/clock.js';
@@ -119,7 +119,7 @@ export type Services = ReturnType<typeof createServices>;
 export async function registerModules(app: FastifyInstance, deps: CoreDeps, services: Services): Promise<void> {
   await app.register(
     async (api) => {
-      await api.register(healthRoutes, { db: deps.handle, role: deps.config.role });
+      await api.register(healthRoutes, { db: deps.handle, role: deps.config.role, payments: { provider: deps.config.paymentProvider ?? 'simulator', warning: paymentWarning(deps.config) } });
       await api.register(authRoutes, { auth: services.auth });
       await api.register(tenantsRoutes, { tenants: services.tenants, role: deps.config.role });
       await api.register(usersRoutes, { users: services.users });

@@ -240,7 +240,7 @@ export class Cluster {
     this.db = await freshDatabase(adminUrl);
     this.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restaurant-e2e-'));
     const common = { LOG_LEVEL: 'warn', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000' };
-    const cloudEnv = { ...common, ROLE: 'cloud', DATABASE_URL: this.db.url };
+    const cloudEnv = { ...common, ROLE: 'cloud', DATABASE_URL: this.db.url, PAYMENT_PROVIDER: 'simulator' };
     this.cloud = new Node('cloud', await freePort(), cloudEnv);
     await this.cloud.start();
     await cli(['tenant', 'create', '--slug', this.slug, '--name', 'E2E Bistro', '--admin-email', this.adminEmail, '--admin-password', this.adminPassword], cloudEnv);

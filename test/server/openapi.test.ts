@@ -160,6 +160,7 @@ describe('OpenAPI description and docs page', () => {
       version: VERSION,
       schema_version: SCHEMA_VERSION,
       database: { dialect: lane, reachable: true },
+      payments: { provider: 'simulator', warning: null },
     });
     expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
     // Health needs no session.
