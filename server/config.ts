@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import path from 'node:path';
+import type { Role } from './shared/role.js';
 
 /**
  * Environment → typed, validated, frozen configuration (CONTRACT §15).
@@ -40,7 +41,8 @@ const EnvSchema = z.object({
   MOLLIE_API_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
 });
 
-export type Role = 'local' | 'cloud';
+/** Where this server runs; defined in server/shared/role.ts (modules import it from there). */
+export type { Role };
 
 export interface Config {
   role: Role;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Role } from '../server/config.js';
+import type { Role } from '../server/shared/role.js';
 import { sessionOf } from '../server/plugins/auth.js';
 import { AppError } from '../server/shared/errors.js';
 import { errors, listOf } from '../server/shared/schemas.js';

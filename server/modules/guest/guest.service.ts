@@ -1,5 +1,4 @@
 import QRCode from 'qrcode';
-import type { Config } from '../../config.js';
 import { notFound } from '../../shared/errors.js';
 import type { FloorService } from '../floor/floor.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
@@ -14,7 +13,7 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&
  * The guest pages' server side: the printable sheet of table QR codes for admins. The pages
  * themselves are static (server/plugins/ui.ts) and talk to the public API.
  */
-export function createGuestService(deps: { config: Pick<Config, 'publicBaseUrl'>; tenants: TenantsService; floor: FloorService }) {
+export function createGuestService(deps: { config: { publicBaseUrl?: string }; tenants: TenantsService; floor: FloorService }) {
   const { config, tenants, floor } = deps;
   return {
     /** Every live table with its pay URL and QR code (PNG data URL), zone by zone. */

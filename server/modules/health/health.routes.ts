@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { DbHandle } from '../../db/connection.js';
 import { SCHEMA_VERSION } from '../../db/migrations/index.js';
-import type { Role } from '../../config.js';
+import type { Role } from '../../shared/role.js';
 import { VERSION } from '../../version.js';
 
 const Health = z

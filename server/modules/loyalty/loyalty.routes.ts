@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Role } from '../../config.js';
+import type { Role } from '../../shared/role.js';
 import { sessionOf } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
 import { RATE_LIMIT_EXEMPT } from '../../shared/rate-limit.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Role } from '../../shared/role.js';
 import type { ChangeLog } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
@@ -35,7 +35,8 @@ export function createPublicOrdersService(deps: {
   db: Db;
   changes: ChangeLog;
   clock: Clock;
-  config: Pick<Config, 'role' | 'publicBaseUrl'>;
+  /** Plain values from the composition root: where this node runs and where guests reach it (PUBLIC_BASE_URL). */
+  config: { role: Role; publicBaseUrl?: string };
   tenants: TenantsService;
   menu: MenuService;
   orders: OrdersService;

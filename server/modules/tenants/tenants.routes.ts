@@ -5,7 +5,7 @@ import { errors } from '../../shared/schemas.js';
 import { sessionOf } from '../../plugins/auth.js';
 import { Settings, SettingsPatch, SetupBody, TenantInfo } from './tenants.schemas.js';
 import { alreadySetUp, type TenantsService } from './tenants.service.js';
-import type { Role } from '../../config.js';
+import type { Role } from '../../shared/role.js';
 
 export const tenantsRoutes: FastifyPluginAsyncZod<{ tenants: TenantsService; role: Role }> = async (app, { tenants, role }) => {
   app.get(

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Config } from '../../config.js';
+import type { Role } from '../../shared/role.js';
 import type { ChangeLog, ChangeRecord } from '../../db/change-log.js';
 import type { ChangeConsumer } from '../../db/consumers.js';
 import type { Db, Dialect, Tx } from '../../db/connection.js';
@@ -78,7 +78,18 @@ export function toDeliveryDto(row: DeliveryRow): Delivery {
  * appliance's change reaches the cloud's change log when it syncs, and the cloud's consumer sees it
  * there); an appliance without a cloud sends its own; an appliance with a cloud sends none.
  */
-export const isWebhookSender = (config: Pick<Config, 'role' | 'cloudUrl'>): boolean => config.role === 'cloud' || !config.cloudUrl;
+/** The node's settings webhooks depend on: plain values the composition root takes from the config. */
+export interface WebhooksConfig {
+  role: Role;
+  /** CLOUD_URL: set on an appliance that syncs with a cloud (which then sends its webhooks). */
+  cloudUrl?: string;
+  /** WEBHOOK_ALLOW_PRIVATE. */
+  webhookAllowPrivate: boolean;
+  /** WEBHOOK_SENDER: `thread` sends from a worker thread with its own pool (PostgreSQL only). */
+  webhookSender: 'inline' | 'thread';
+}
+
+export const isWebhookSender = (config: Pick<WebhooksConfig, 'role' | 'cloudUrl'>): boolean => config.role === 'cloud' || !config.cloudUrl;
 
 /**
  * Whether the sender may reach private, loopback and link-local addresses: a stand-alone appliance
@@ -86,7 +97,7 @@ export const isWebhookSender = (config: Pick<Config, 'role' | 'cloudUrl'>): bool
  * says so (WEBHOOK_ALLOW_PRIVATE). An appliance with a cloud registers by the cloud's rule, since the
  * cloud will send.
  */
-export const mayReachPrivate = (config: Pick<Config, 'role' | 'cloudUrl' | 'webhookAllowPrivate'>): boolean =>
+export const mayReachPrivate = (config: Pick<WebhooksConfig, 'role' | 'cloudUrl' | 'webhookAllowPrivate'>): boolean =>
   (config.role === 'local' && !config.cloudUrl) || config.webhookAllowPrivate === true;
 
 export interface WebhooksDeps {
@@ -94,7 +105,7 @@ export interface WebhooksDeps {
   dialect: Dialect;
   changes: ChangeLog;
   clock: Clock;
-  config: Config;
+  config: WebhooksConfig;
   tenants: TenantsService;
   timers?: Timers;
   /** PostgreSQL: how to open another pool on the same database (the sender thread's). */
