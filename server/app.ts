@@ -14,10 +14,10 @@ import authPlugin from './plugins/auth.js';
 import openapiPlugin from './plugins/openapi.js';
 import realtimePlugin from './plugins/realtime.js';
 import consumersPlugin from './plugins/consumers.js';
-import schedulerPlugin from './plugins/scheduler.js';
+import schedulerPlugin, { type JobSpec } from './plugins/scheduler.js';
 import { backupDir, makeBackup } from './backup.js';
 import { connectCluster, localNodeName } from './cluster.js';
-import { registerModules, type Services } from './modules/index.js';
+import { infrastructureOptions, registerModules, type Services } from './modules/index.js';
 import { pagesRoutes } from './pages.js';
 
 export interface AppDeps {
@@ -111,16 +111,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     errorResponseBuilder: (_request, context) => rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
   await app.register(openapiPlugin);
-  await app.register(authPlugin, { auth: deps.services.auth });
-  await app.register(realtimePlugin, { auth: deps.services.auth, changes: deps.changes, db: deps.handle.db, adapter: cluster?.adapter });
-  await app.register(schedulerPlugin);
+  const infra = infrastructureOptions(app, deps, deps.services);
+  await app.register(authPlugin, infra.session);
+  await app.register(realtimePlugin, { lookup: infra.session.lookup, events: infra.events, changes: deps.changes, db: deps.handle.db, adapter: cluster?.adapter });
+  const jobs: JobSpec[] = [...infra.jobs];
   // The appliance's nightly backup (server/backup.ts): 03:30 local time, the newest 14 kept.
   if (deps.handle.backup && config.role === 'local') {
-    app.scheduler.register('backup', '30 3 * * *', async () => {
-      const info = await makeBackup(deps.handle, backupDir(config), deps.clock.now());
-      app.log.info({ file: info.file, bytes: info.bytes }, 'backup made');
+    jobs.push({
+      name: 'backup',
+      cron: '30 3 * * *',
+      run: async ({ log }) => {
+        const info = await makeBackup(deps.handle, backupDir(config), deps.clock.now());
+        log.info({ file: info.file, bytes: info.bytes }, 'backup made');
+      },
     });
   }
+  await app.register(schedulerPlugin, { jobs });
   await app.register(consumersPlugin, { db: deps.handle.db, dialect: deps.handle.dialect, clock: deps.clock, changes: deps.changes, node: cluster?.node ?? localNodeName() });
 
   // A cloud on the payment simulator says so at every start (and in /health): issue 28 point 5.

@@ -8,6 +8,14 @@ import { RATE_LIMIT_EXEMPT } from '../server/shared/rate-limit.js';
 import { tenantRoom } from '../server/plugins/realtime.js';
 import { HelloResponse, MAX_PUSH_BODY_BYTES, PullQuery, PullResponse, PushBody, PushResponse, SnapshotQuery, SnapshotResponse, VersionQuery } from './protocol.js';
 import type { SyncService } from './service.js';
+import type { SyncStatus } from './status.js';
+
+declare module '../server/plugins/realtime.js' {
+  interface ServerToClientEvents {
+    /** The appliance's sync state changed (sync/status.ts): online/offline, pending count, error, stopped. */
+    'sync:status': (e: SyncStatus) => void;
+  }
+}
 
 const Device = z
   .object({

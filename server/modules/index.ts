@@ -4,7 +4,8 @@ import type { ChangeLog } from '../db/change-log.js';
 import type { DbHandle } from '../db/connection.js';
 import type { Clock } from '../shared/clock.js';
 import { authRoutes } from './auth/auth.routes.js';
-import { createAuthService } from './auth/auth.service.js';
+import { ABSOLUTE_MS, createAuthService } from './auth/auth.service.js';
+import { authJobs } from './auth/auth.jobs.js';
 import { healthRoutes } from './health/health.routes.js';
 import { menuRoutes, staffMenuRoutes } from './menu/menu.routes.js';
 import { createMenuService } from './menu/menu.service.js';
@@ -49,6 +50,16 @@ import { createReservationsService } from './reservations/reservations.service.j
 import { haccpRoutes } from './haccp/haccp.routes.js';
 import { createHaccpService } from './haccp/haccp.service.js';
 import { chromiumPdfRenderer } from './haccp/haccp.pdf.js';
+import { haccpJobs } from './haccp/haccp.jobs.js';
+import { floorJobs } from './floor/floor.jobs.js';
+import { loyaltyJobs } from './loyalty/loyalty.jobs.js';
+import { paymentsJobs } from './payments/payments.jobs.js';
+import { webhooksJobs } from './webhooks/webhooks.jobs.js';
+import { callbackSender } from './payments/payments.routes.js';
+import { MODULE_LIVE_EVENTS } from './live-events.js';
+import type { AuthPluginOptions } from '../plugins/auth.js';
+import type { LiveEvents } from '../plugins/realtime.js';
+import type { JobSpec } from '../plugins/scheduler.js';
 
 export interface CoreDeps {
   config: Config;
@@ -114,6 +125,34 @@ export function createServices(deps: CoreDeps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/**
+ * Every area's cron jobs (`<area>.jobs.ts`), registered by server/plugins/scheduler.ts. A job calls
+ * its service and holds no logic; its name is how tests run it (`app.scheduler.run(name)`).
+ */
+export function moduleJobs(app: FastifyInstance, deps: CoreDeps, services: Services): JobSpec[] {
+  return [
+    ...authJobs({ auth: services.auth }),
+    ...floorJobs({ floor: services.floor }),
+    ...loyaltyJobs({ loyalty: services.loyalty, role: deps.config.role }),
+    ...paymentsJobs({ payments: services.payments, deliver: callbackSender(app, app.log) }),
+    ...webhooksJobs({ webhooks: services.webhooks }),
+    ...haccpJobs({ haccp: services.haccp }),
+  ];
+}
+
+/**
+ * What the infrastructure gets from the areas, handed to the plugins as options by server/app.ts
+ * (the plugins import no module): the session lookup and cookie lifetime (auth), every area's
+ * change kind → socket event (realtime) and every area's cron jobs (scheduler).
+ */
+export function infrastructureOptions(app: FastifyInstance, deps: CoreDeps, services: Services): { session: AuthPluginOptions; events: LiveEvents; jobs: JobSpec[] } {
+  return {
+    session: { lookup: services.auth.authenticate, maxAgeMs: ABSOLUTE_MS },
+    events: MODULE_LIVE_EVENTS,
+    jobs: moduleJobs(app, deps, services),
+  };
+}
 
 /** Registers every module's routes under /api/v1. */
 export async function registerModules(app: FastifyInstance, deps: CoreDeps, services: Services): Promise<void> {

@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, forbidden, unauthorized } from '../shared/errors.js';
-import type { AuthContext, AuthService } from '../modules/auth/auth.service.js';
-import { ABSOLUTE_MS } from '../modules/auth/auth.service.js';
+import type { Session, SessionLookup } from '../shared/session.js';
 
 export const SESSION_COOKIE = 'ck_token';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    auth: AuthContext | null;
+    auth: Session | null;
   }
   interface FastifyInstance {
     /** preHandler: any logged-in user (role admin or staff). */
@@ -22,12 +21,19 @@ declare module 'fastify' {
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-async function authPlugin(app: FastifyInstance, opts: { auth: AuthService }): Promise<void> {
+export interface AuthPluginOptions {
+  /** Cookie value → live session (the auth module's `authenticate`, handed in by the composition root). */
+  lookup: SessionLookup;
+  /** How long the session cookie lives: the session's absolute lifetime (the auth module's ABSOLUTE_MS). */
+  maxAgeMs: number;
+}
+
+async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
   app.decorateRequest('auth', null);
 
-  async function resolve(request: FastifyRequest): Promise<AuthContext> {
+  async function resolve(request: FastifyRequest): Promise<Session> {
     if (request.auth) return request.auth;
-    const ctx = await opts.auth.authenticate(request.cookies[SESSION_COOKIE]);
+    const ctx = await opts.lookup(request.cookies[SESSION_COOKIE]);
     if (!ctx) throw unauthorized();
     // A cookie-authenticated mutation must be JSON (or multipart where uploads are allowed):
     // a cross-site HTML form cannot send either, so forms from other sites are kept out.
@@ -54,7 +60,7 @@ async function authPlugin(app: FastifyInstance, opts: { auth: AuthService }): Pr
       sameSite: 'lax',
       path: '/',
       secure: request.protocol === 'https',
-      maxAge: Math.floor(ABSOLUTE_MS / 1000),
+      maxAge: Math.floor(opts.maxAgeMs / 1000),
     });
   });
   app.decorate('clearSessionCookie', (reply: FastifyReply) => {
@@ -65,7 +71,7 @@ async function authPlugin(app: FastifyInstance, opts: { auth: AuthService }): Pr
 export default fp(authPlugin, { name: 'auth', dependencies: ['@fastify/cookie'] });
 
 /** The session of a route behind requireSession/requireAdmin. */
-export function sessionOf(request: FastifyRequest): AuthContext {
+export function sessionOf(request: FastifyRequest): Session {
   if (!request.auth) throw unauthorized();
   return request.auth;
 }

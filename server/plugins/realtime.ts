@@ -4,35 +4,24 @@ import { Server, type ServerOptions, type Socket } from 'socket.io';
 import type { ChangeLog, ChangeRecord } from '../db/change-log.js';
 import { readChanges } from '../db/change-log.js';
 import type { Db } from '../db/connection.js';
-import type { AuthService } from '../modules/auth/auth.service.js';
-import type { Order } from '../modules/orders/orders.schemas.js';
+import type { SessionLookup } from '../shared/session.js';
 import { SESSION_COOKIE } from './auth.js';
-import type { SyncStatus } from '../../sync/status.js';
 
 /**
  * Live updates to the tablets (ARCHITECTURE §5). One typed event map; every event carries the
  * change-log `seq` it came from, so a client knows where it is and can catch up after a drop.
- * Later areas add their events here (table status, food-safety alerts, sync status).
+ *
+ * This plugin knows no area: it declares its own two events here, and every area adds the events it
+ * sends by augmenting this interface in its `server/modules/<area>/<area>.events.ts`
+ * (`declare module '../../plugins/realtime.js' { interface ServerToClientEvents { ... } }`), next to
+ * the change kinds that produce them. The composition root (server/modules/live-events.ts) hands
+ * the kind → event mapping to this plugin as the `events` option.
  */
 export interface ServerToClientEvents {
   /** First message after connecting (and after catch-up): the tenant's current position. */
   hello: (e: { seq: number }) => void;
   /** The client's last_seq is too old to replay: re-fetch GET /orders/live and continue from `seq`. */
   resync: (e: { seq: number }) => void;
-  'order:created': (e: { seq: number; order: Order }) => void;
-  'order:updated': (e: { seq: number; order: Order; kind: 'order.status_changed' | 'order.paid'; from?: string; to?: string }) => void;
-  /** The appliance's sync state changed (sync/status.ts): online/offline, pending count, error, stopped. */
-  'sync:status': (e: SyncStatus) => void;
-  /** A food-safety incident (change-log kind `haccp.incident`): a `kritiek` temperature (with its log) or an overdue checklist or reading (docs/haccp.md). */
-  'haccp:incident': (e: { seq: number; incident: unknown; log?: unknown }) => void;
-  /** A table's live status changed (change-log kind `table.status_changed`, docs/floor.md): vrij, bezet or gereserveerd; `manual` when staff set it. */
-  'table:status': (e: { seq: number; table_id: string; zone_id: string; name: string; status: 'vrij' | 'bezet' | 'gereserveerd'; from: string; manual: boolean }) => void;
-  /** The floor plan's layout changed (a zone or table created, changed, moved or archived): re-fetch GET /floorplan. */
-  'floorplan:changed': (e: { seq: number; kind: string; id: string }) => void;
-  /** A booking was made or changed (`reservation.created` / `reservation.updated`, docs/reservations.md). */
-  'reservation:changed': (e: { seq: number; kind: string; reservation: unknown }) => void;
-  /** Someone clocked in or out, or a shift was entered or corrected (`shift.*`, docs/insights.md): who is at work now. */
-  'shift:changed': (e: { seq: number; kind: string; shift_id: string; user_id: string; status: 'open' | 'closed' }) => void;
 }
 export type ClientToServerEvents = Record<string, never>;
 export interface SocketData {
@@ -42,49 +31,34 @@ export interface SocketData {
 export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 type TabletSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
-/** How many missed changes a reconnecting tablet may replay before it is told to re-fetch instead. */
-export const CATCH_UP_LIMIT = 1000;
+/** One event of the map as it is emitted: its name and its payload. */
+export type SocketEvent = { [K in keyof ServerToClientEvents]: { name: K; payload: Parameters<ServerToClientEvents[K]>[0] } }[keyof ServerToClientEvents];
+
+/**
+ * An area's live events (`<area>.events.ts`): change-log kind → the socket event tablets get for
+ * such a record, or null when this record is not for tablets.
+ */
+export type LiveEvents = Readonly<Record<string, (c: ChangeRecord) => SocketEvent | null>>;
+
+/** The areas' live events as one map; a change kind claimed by two areas is a wiring error. */
+export function composeLiveEvents(areas: readonly LiveEvents[]): LiveEvents {
+  const out: Record<string, (c: ChangeRecord) => SocketEvent | null> = {};
+  for (const area of areas) {
+    for (const [kind, map] of Object.entries(area)) {
+      if (out[kind]) throw new Error(`realtime: change kind '${kind}' mapped by two areas`);
+      out[kind] = map;
+    }
+  }
+  return Object.freeze(out);
+}
 
 /** Change-log record → socket event, or nothing for changes tablets don't see (users, settings...). */
-export function toSocketEvent(c: ChangeRecord): { name: keyof ServerToClientEvents; payload: unknown } | null {
-  const p = c.payload as { order?: Order; from?: string; to?: string };
-  switch (c.kind) {
-    case 'order.created':
-      return { name: 'order:created', payload: { seq: c.seq, order: p.order } };
-    case 'order.status_changed':
-      return { name: 'order:updated', payload: { seq: c.seq, order: p.order, kind: c.kind, from: p.from, to: p.to } };
-    case 'order.paid':
-      return { name: 'order:updated', payload: { seq: c.seq, order: p.order, kind: c.kind } };
-    case 'table.status_changed': {
-      const t = c.payload as { table_id: string; zone_id: string; name: string; status: string; from: string; manual: boolean };
-      return { name: 'table:status', payload: { seq: c.seq, table_id: t.table_id, zone_id: t.zone_id, name: t.name, status: t.status, from: t.from, manual: t.manual } };
-    }
-    case 'zone.created':
-    case 'zone.updated':
-    case 'zone.archived':
-    case 'table.created':
-    case 'table.updated':
-    case 'table.archived':
-      return { name: 'floorplan:changed', payload: { seq: c.seq, kind: c.kind, id: c.entity_id } };
-    case 'reservation.created':
-    case 'reservation.updated':
-      return { name: 'reservation:changed', payload: { seq: c.seq, kind: c.kind, reservation: (c.payload as { reservation?: unknown }).reservation } };
-    case 'shift.clocked_in':
-    case 'shift.clocked_out':
-    case 'shift.created':
-    case 'shift.corrected': {
-      const sh = (c.payload as { shift?: { user_id: string; end_at: string | null } }).shift;
-      if (!sh) return null;
-      return { name: 'shift:changed', payload: { seq: c.seq, kind: c.kind, shift_id: c.entity_id, user_id: sh.user_id, status: sh.end_at === null ? 'open' : 'closed' } };
-    }
-    case 'haccp.incident': {
-      const h = c.payload as { incident?: unknown; log?: unknown };
-      return { name: 'haccp:incident', payload: { seq: c.seq, incident: h.incident, ...(h.log ? { log: h.log } : {}) } };
-    }
-    default:
-      return null;
-  }
+export function toSocketEvent(events: LiveEvents, c: ChangeRecord): SocketEvent | null {
+  return Object.hasOwn(events, c.kind) ? events[c.kind]!(c) : null;
 }
+
+/** How many missed changes a reconnecting tablet may replay before it is told to re-fetch instead. */
+export const CATCH_UP_LIMIT = 1000;
 
 const room = (tenantId: string) => `tenant:${tenantId}`;
 /** The socket.io room of a tenant's connections (other plugins emit tenant-wide events to it). */
@@ -126,6 +100,7 @@ export class TenantFanout {
     private readonly io: RealtimeServer,
     private readonly db: Db,
     private readonly changes: ChangeLog,
+    private readonly events: LiveEvents,
   ) {}
 
   private enqueue(tenantId: string, job: () => Promise<void>): Promise<void> {
@@ -136,7 +111,7 @@ export class TenantFanout {
 
   private emitAll(records: ChangeRecord[], to: { emit: (name: never, payload: never) => unknown }): void {
     for (const c of records) {
-      const ev = toSocketEvent(c);
+      const ev = toSocketEvent(this.events, c);
       if (ev) (to.emit as (n: string, p: unknown) => void)(ev.name, ev.payload);
     }
   }
@@ -210,19 +185,30 @@ export class TenantFanout {
   }
 }
 
+export interface RealtimePluginOptions {
+  /** Cookie value → live session (the auth module's `authenticate`): no session, no connection. */
+  lookup: SessionLookup;
+  changes: ChangeLog;
+  db: Db;
+  /** Every area's change kinds → socket events (server/modules/live-events.ts). */
+  events: LiveEvents;
+  adapter?: ServerOptions['adapter'];
+  sweepMs?: number;
+}
+
 async function realtimePlugin(
   app: FastifyInstance,
-  opts: { auth: AuthService; changes: ChangeLog; db: Db; adapter?: ServerOptions['adapter']; sweepMs?: number },
+  opts: RealtimePluginOptions,
 ): Promise<void> {
   const io: RealtimeServer = new Server(app.server, { serveClient: true, cors: { origin: false }, ...(opts.adapter ? { adapter: opts.adapter } : {}) });
   app.decorate('io', io);
-  const fanout = new TenantFanout(io, opts.db, opts.changes);
+  const fanout = new TenantFanout(io, opts.db, opts.changes, opts.events);
 
   // A tablet connects with the session cookie it logged in with; no session, no connection.
   io.use(async (socket, next) => {
     try {
       const token = parseCookie(socket.handshake.headers.cookie, SESSION_COOKIE);
-      const ctx = await opts.auth.authenticate(token);
+      const ctx = await opts.lookup(token);
       if (!ctx) {
         const err = new Error('Je bent niet ingelogd.') as Error & { data?: unknown };
         err.data = { code: 'UNAUTHORIZED' };

@@ -5,6 +5,24 @@ import cron, { type ScheduledTask } from 'node-cron';
 /** A job body: calls a service, holds no logic of its own (ARCHITECTURE §5). */
 export type JobFn = () => Promise<void>;
 
+/** What a job may use besides its service: the server's log. */
+export interface JobContext {
+  log: { info(obj: unknown, msg: string): void; warn(obj: unknown, msg: string): void };
+}
+
+/**
+ * A named cron job as an area declares it (`server/modules/<area>/<area>.jobs.ts`); the composition
+ * root (server/modules/index.ts) collects them and this plugin registers them (option `jobs`).
+ */
+export interface JobSpec {
+  /** Unique over the server; tests run a job by this name (`app.scheduler.run(name)`). */
+  name: string;
+  /** node-cron expression (a sixth, leading field is seconds). */
+  cron: string;
+  timezone?: string;
+  run: (ctx: JobContext) => Promise<void>;
+}
+
 interface Job {
   name: string;
   /** node-cron expression (seconds field optional), evaluated in `timezone`. */
@@ -16,7 +34,7 @@ interface Job {
 }
 
 /**
- * Named jobs that modules register (`app.scheduler.register(...)` from their routes plugin): webhook
+ * Named jobs that the areas declare (`<area>.jobs.ts`, composed in server/modules/index.ts): webhook
  * retries, overdue food-safety checks, backups, clean-up. They only start ticking when the server
  * listens (`server/main.ts` calls `start()`), so tests and the CLI never run timers behind their back;
  * a test calls `run(name)` itself with its injected clock. A run never overlaps its previous run; close
@@ -78,14 +96,21 @@ export class Scheduler {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Named jobs (server/plugins/scheduler.ts): modules register theirs; main starts them after listen. */
+    /** Named jobs (server/plugins/scheduler.ts): the areas' jobs come in as options; main starts them after listen. */
     scheduler: Scheduler;
   }
 }
 
-async function schedulerPlugin(app: FastifyInstance): Promise<void> {
+export interface SchedulerPluginOptions {
+  /** The jobs to register (every area's, from the composition root). */
+  jobs?: readonly JobSpec[];
+}
+
+async function schedulerPlugin(app: FastifyInstance, opts: SchedulerPluginOptions): Promise<void> {
   const scheduler = new Scheduler(app.log);
   app.decorate('scheduler', scheduler);
+  const ctx: JobContext = { log: app.log };
+  for (const job of opts.jobs ?? []) scheduler.register(job.name, job.cron, () => job.run(ctx), job.timezone ? { timezone: job.timezone } : {});
   app.addHook('onClose', () => scheduler.close());
 }
 

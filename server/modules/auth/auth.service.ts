@@ -3,9 +3,11 @@ import type { ChangeLog } from '../../db/change-log.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, unauthorized } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import type { Session } from '../../shared/session.js';
 import { hashPin, newToken, sha256, verifyPassword } from '../../shared/secrets.js';
 import { tenantsRepository } from '../tenants/tenants.repository.js';
 import { usersRepository } from '../users/users.repository.js';
+import { authRepository } from './auth.repository.js';
 import type { SessionInfo } from './auth.schemas.js';
 
 export const IDLE_MS = 15 * 60_000;
@@ -15,18 +17,8 @@ export const TOUCH_EVERY_MS = 30_000;
 export const LOCKOUT_WINDOW_MS = 15 * 60_000;
 export const LOCKOUT_MAX_FAILURES = 5;
 
-export interface AuthContext {
-  tokenHash: string;
-  tenantId: string;
-  tenantSlug: string;
-  tenantName: string;
-  userId: string;
-  userName: string;
-  userEmail: string | null;
-  role: 'admin' | 'staff';
-  createdAt: string;
-  lastSeenAt: string;
-}
+/** A live session (server/shared/session.ts): the auth plugin and the sockets get it through `authenticate`. */
+export type AuthContext = Session;
 
 /** How long a looked-up session is trusted without asking the database again (sessions are checked on every request). */
 export const SESSION_CACHE_MS = 5_000;
@@ -55,19 +47,10 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
   async function beginAttempt(tenantId: string, ip: string): Promise<void> {
     const id = newId();
     const now = clock.now().getTime();
-    await db.insertInto('login_failures').values({ id, tenant_id: tenantId, ip, created_at: new Date(now).toISOString() }).execute();
-    const since = new Date(now - LOCKOUT_WINDOW_MS).toISOString();
-    const earlier = await db
-      .selectFrom('login_failures')
-      .select('created_at')
-      .where('tenant_id', '=', tenantId)
-      .where('ip', '=', ip)
-      .where('created_at', '>', since)
-      .where('id', '!=', id)
-      .orderBy('created_at')
-      .execute();
+    await authRepository.insertAttempt(db, { id, tenant_id: tenantId, ip, created_at: new Date(now).toISOString() });
+    const earlier = await authRepository.attemptsSince(db, tenantId, ip, new Date(now - LOCKOUT_WINDOW_MS).toISOString(), id);
     if (earlier.length >= LOCKOUT_MAX_FAILURES) {
-      await db.deleteFrom('login_failures').where('id', '=', id).execute();
+      await authRepository.deleteAttempt(db, id);
       const releaseAt = new Date(earlier[earlier.length - LOCKOUT_MAX_FAILURES]!.created_at).getTime() + LOCKOUT_WINDOW_MS;
       const seconds = Math.max(1, Math.ceil((releaseAt - now) / 1000));
       const minutes = Math.ceil(seconds / 60);
@@ -80,10 +63,7 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
   async function startSession(tenantId: string, userId: string, role: 'admin' | 'staff', ip: string) {
     const token = newToken();
     const now = clock.now().toISOString();
-    await db.transaction().execute(async (trx) => {
-      await trx.insertInto('sessions').values({ token_hash: sha256(token), tenant_id: tenantId, user_id: userId, role, created_at: now, last_seen_at: now, ip }).execute();
-      await trx.deleteFrom('login_failures').where('tenant_id', '=', tenantId).where('ip', '=', ip).execute();
-    });
+    await authRepository.startSession(db, { token_hash: sha256(token), tenant_id: tenantId, user_id: userId, role, created_at: now, last_seen_at: now, ip });
     const ctx = await authenticate(token);
     if (!ctx) throw new Error('session vanished right after creation');
     return { token, info: sessionInfo(ctx), ctx };
@@ -114,25 +94,19 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
       if (fresh && alive) return ctx;
       sessionCache.delete(tokenHash);
     }
-    const row = await db
-      .selectFrom('sessions as s')
-      .innerJoin('users as u', (j) => j.onRef('u.id', '=', 's.user_id').onRef('u.tenant_id', '=', 's.tenant_id'))
-      .innerJoin('tenants as t', 't.id', 's.tenant_id')
-      .select(['s.token_hash', 's.tenant_id', 's.user_id', 's.role', 's.created_at', 's.last_seen_at', 'u.name as user_name', 'u.email as user_email', 'u.archived_at as user_archived_at', 't.slug', 't.name as tenant_name'])
-      .where('s.token_hash', '=', tokenHash)
-      .executeTakeFirst();
+    const row = await authRepository.findSession(db, tokenHash);
     if (!row) return null;
     const now = clock.now().getTime();
     const lastSeen = new Date(row.last_seen_at).getTime();
     const expired = now - lastSeen >= IDLE_MS || now - new Date(row.created_at).getTime() >= ABSOLUTE_MS || row.user_archived_at !== null;
     if (expired) {
-      await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+      await authRepository.deleteSession(db, tokenHash);
       return null;
     }
     let lastSeenAt = row.last_seen_at;
     if (now - lastSeen >= TOUCH_EVERY_MS) {
       lastSeenAt = new Date(now).toISOString();
-      await db.updateTable('sessions').set({ last_seen_at: lastSeenAt }).where('token_hash', '=', tokenHash).execute();
+      await authRepository.touchSession(db, tokenHash, lastSeenAt);
     }
     const ctx: AuthContext = {
       tokenHash,
@@ -182,17 +156,15 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
 
     async logout(tokenHash: string): Promise<void> {
       sessionCache.delete(tokenHash);
-      await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+      await authRepository.deleteSession(db, tokenHash);
     },
 
     /** Housekeeping job: drop sessions and login failures that can no longer matter. */
     async purgeExpired(): Promise<number> {
       const now = clock.now().getTime();
-      const idleCut = new Date(now - IDLE_MS).toISOString();
-      const absCut = new Date(now - ABSOLUTE_MS).toISOString();
-      const r = await db.deleteFrom('sessions').where((eb) => eb.or([eb('last_seen_at', '<', idleCut), eb('created_at', '<', absCut)])).executeTakeFirst();
-      await db.deleteFrom('login_failures').where('created_at', '<', new Date(now - LOCKOUT_WINDOW_MS).toISOString()).execute();
-      return Number(r.numDeletedRows);
+      const n = await authRepository.deleteExpiredSessions(db, new Date(now - IDLE_MS).toISOString(), new Date(now - ABSOLUTE_MS).toISOString());
+      await authRepository.deleteAttemptsBefore(db, new Date(now - LOCKOUT_WINDOW_MS).toISOString());
+      return n;
     },
   };
 }

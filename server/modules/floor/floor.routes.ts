@@ -20,9 +20,6 @@ import {
 } from './floor.schemas.js';
 import type { FloorService } from './floor.service.js';
 
-/** How often the floor re-derives table statuses (bookings coming within the hour, bills settled through sync). */
-export const FLOOR_STATUS_JOB = 'floor.status';
-
 /** Floor plan, tables and bills (CONTRACT §10 and §16, docs/floor.md). */
 export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async (app, { floor }) => {
   const tags = ['Plattegrond'];
@@ -31,8 +28,6 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
     return { tenantId: s.tenantId, userId: s.userId, via: 'pos' as const };
   };
   const tenant = (request: Parameters<typeof sessionOf>[0]) => sessionOf(request).tenantId;
-
-  app.scheduler.register(FLOOR_STATUS_JOB, '* * * * *', () => floor.refreshStatuses());
 
   app.get(
     '/floorplan',

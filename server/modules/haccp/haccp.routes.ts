@@ -27,9 +27,6 @@ import { renderExportHtml } from './haccp.html.js';
 import type { PdfRenderer } from './haccp.pdf.js';
 import type { HaccpService } from './haccp.service.js';
 
-/** The overdue job's name in the scheduler; every 5 minutes (its logic uses the injected clock). */
-export const OVERDUE_JOB = 'haccp-overdue';
-
 const pdfUnavailable = () =>
   new AppError('INTERNAL', 'Een PDF maken kan op deze server niet (Chromium is niet geïnstalleerd). Open de afdrukbare pagina (format=html) en kies daar Afdrukken → Opslaan als PDF.', {
     status: 501,
@@ -43,11 +40,6 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
     return { tenantId: s.tenantId, userId: s.userId };
   };
   const tenantOf = (request: Parameters<typeof sessionOf>[0]) => sessionOf(request).tenantId;
-
-  app.scheduler.register(OVERDUE_JOB, '*/5 * * * *', async () => {
-    const n = await haccp.checkOverdue();
-    if (n > 0) app.log.info({ incidents: n }, 'haccp: overdue incidents recorded');
-  });
 
   // ---- units
   app.get(

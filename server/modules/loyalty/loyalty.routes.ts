@@ -157,14 +157,4 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
     },
     async (request) => loyalty.redeemOnline(await authenticateDevice(request.headers.authorization), request.body),
   );
-
-  if (role === 'cloud') {
-    app.scheduler.register('loyalty-lease-renewal', '*/5 * * * *', async () => {
-      await loyalty.renewLeases();
-    });
-  } else {
-    app.scheduler.register('loyalty-lease-returns', '*/5 * * * *', async () => {
-      await loyalty.returnExcess();
-    });
-  }
 };

@@ -56,10 +56,6 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
   acceptForms(app);
   const deliver = callbackSender(app, app.log);
 
-  app.scheduler.register('payments-reconcile', '* * * * *', async () => {
-    await payments.reconcile(deliver);
-  });
-
   app.post(
     '/payments/webhook',
     {

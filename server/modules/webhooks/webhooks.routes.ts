@@ -5,11 +5,6 @@ import { sessionOf } from '../../plugins/auth.js';
 import { CreateWebhookBody, Delivery, DeliveryParams, ListDeliveriesQuery, Webhook, WebhookParams, WebhookWithSecret, WEBHOOK_EVENTS } from './webhooks.schemas.js';
 import type { WebhooksService } from './webhooks.service.js';
 
-/** Name of the delivery job (server/plugins/scheduler.ts): every 5 s once the server listens; tests run it by hand. */
-export const DELIVERY_JOB = 'webhooks-deliver';
-/** Name of the nightly retention job (03:17): finished deliveries older than 30 days are deleted. */
-export const PRUNE_JOB = 'webhooks-prune';
-
 const SIGNING =
   'Every delivery is a POST of `{ id, type, created_at, tenant: { id, slug }, data }` (JSON) with the headers ' +
   '`X-Service-Signature: sha256=<hex>` (HMAC-SHA256 of the exact body bytes, keyed with the webhook secret as UTF-8 text) and ' +
@@ -24,13 +19,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
   if (webhooks.isSender) {
     // The change log feeds the queue (one node per tenant batch); the worker sends from the queue.
     app.consumers.register(webhooks.consumer);
-    app.scheduler.register(DELIVERY_JOB, '*/5 * * * * *', async () => {
-      await webhooks.sender.runDue();
-    });
-    // Finished deliveries are kept 30 days (DELIVERY_RETENTION_DAYS), then pruned at night.
-    app.scheduler.register(PRUNE_JOB, '17 3 * * *', async () => {
-      await webhooks.pruneDeliveries();
-    });
+    // Its jobs (delivery every 5 s, nightly prune) are in webhooks.jobs.ts.
     app.addHook('onListen', async () => webhooks.sender.start());
     app.addHook('onClose', async () => webhooks.close());
   }

@@ -8,7 +8,7 @@ import { conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { DeliveryWorker, type Timers } from './webhooks.delivery.js';
-import { eventOf } from './webhooks.events.js';
+import { eventOf } from './webhooks.payloads.js';
 import { MANAGED_IN_CLOUD } from '../apikeys/apikeys.service.js';
 import { AddressNotFound, AddressRefused, resolveChecked, sendDelivery, systemResolver, type SendNet } from './webhooks.outbound.js';
 import { ThreadSender, type Sender } from './webhooks.thread.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp, cookieFrom } from '../../../helpers/app.js';
+import { PURGE_JOB } from '../../../../server/modules/auth/auth.jobs.js';
 
 describe('sessions (CONTRACT §3)', () => {
   it('staff log in with slug and PIN and get session info and an HttpOnly cookie', async () => {
@@ -161,5 +162,24 @@ describe('sessions (CONTRACT §3)', () => {
     const res = await t.req({ method: 'GET', url: '/api/v1/users', cookie: await r.staffCookie() });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toEqual({ error: 'Je hebt geen toegang tot deze functie.', code: 'FORBIDDEN' });
+  });
+
+  it('the hourly purge job drops ended sessions and old login failures, and keeps live ones', async () => {
+    const t = await createTestApp();
+    const r = await t.seedTenant();
+    const db = t.handle.db;
+    const count = async (table: 'sessions' | 'login_failures') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', r.id).executeTakeFirstOrThrow()).n);
+    const old = await r.staffCookie();
+    await t.req({ method: 'POST', url: '/api/v1/auth/login', remoteAddress: '10.0.0.9', payload: { slug: r.slug, pin: '99999' } }); // one failure, from another tablet
+    t.clock.advanceMinutes(16); // the first session idled out, the failure left the lock-out window
+    const live = await r.staffCookie();
+    expect(await count('sessions')).toBe(2);
+    expect(await count('login_failures')).toBe(1);
+    expect(t.app.scheduler.names()).toContain(PURGE_JOB);
+    await t.app.scheduler.run(PURGE_JOB);
+    expect(await count('sessions')).toBe(1);
+    expect(await count('login_failures')).toBe(0);
+    expect((await t.req({ method: 'GET', url: '/api/v1/auth/me', cookie: live })).statusCode).toBe(200);
+    expect((await t.req({ method: 'GET', url: '/api/v1/auth/me', cookie: old })).statusCode).toBe(401);
   });
 });

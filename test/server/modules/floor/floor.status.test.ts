@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { io as connect } from 'socket.io-client';
 import { createTestApp, type TestApp } from '../../../helpers/app.js';
 import { isUniqueViolation } from '../../../../server/db/errors.js';
-import { FLOOR_STATUS_JOB } from '../../../../server/modules/floor/floor.routes.js';
+import { FLOOR_STATUS_JOB } from '../../../../server/modules/floor/floor.jobs.js';
 import { seedFloor, setupFloor, statuses, type FloorSetup } from './helpers.js';
 
 const UNKNOWN = '0190a0a0-0000-7000-8000-000000000000';

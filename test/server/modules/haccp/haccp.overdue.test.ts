@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../server/shared/clock.js';
-import { OVERDUE_JOB } from '../../../../server/modules/haccp/haccp.routes.js';
+import { OVERDUE_JOB } from '../../../../server/modules/haccp/haccp.jobs.js';
 import { createTestApp, type TestApp } from '../../../helpers/app.js';
 import { api, EVERY_DAY, setup } from './helpers.js';
 

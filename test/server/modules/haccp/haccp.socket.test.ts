@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { io as connect } from 'socket.io-client';
-import { OVERDUE_JOB } from '../../../../server/modules/haccp/haccp.routes.js';
+import { OVERDUE_JOB } from '../../../../server/modules/haccp/haccp.jobs.js';
 import type { TestApp } from '../../../helpers/app.js';
 import { api, setup } from './helpers.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../helpers/app.js';
 import { toSocketEvent } from '../../../../server/plugins/realtime.js';
+import { MODULE_LIVE_EVENTS } from '../../../../server/modules/live-events.js';
 
 /** Shifts (CONTRACT §13, §16; docs/insights.md "Shifts"). Now: Friday 2026-11-20 11:00 in Amsterdam. */
 async function setup() {
@@ -51,7 +52,7 @@ describe('clock in and out (staff)', () => {
     const changes = (await t.changes.readSince(r.id, 0, 1000)).filter((c) => c.kind.startsWith('shift.'));
     expect(changes.map((c) => c.kind)).toEqual(['shift.clocked_in', 'shift.clocked_out']);
     // Tablets of the restaurant hear who is at work now.
-    expect(changes.map((c) => toSocketEvent(c))).toEqual([
+    expect(changes.map((c) => toSocketEvent(MODULE_LIVE_EVENTS, c))).toEqual([
       { name: 'shift:changed', payload: { seq: changes[0]!.seq, kind: 'shift.clocked_in', shift_id: open.id, user_id: r.staffId, status: 'open' } },
       { name: 'shift:changed', payload: { seq: changes[1]!.seq, kind: 'shift.clocked_out', shift_id: open.id, user_id: r.staffId, status: 'closed' } },
     ]);

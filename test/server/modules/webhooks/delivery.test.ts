@@ -8,7 +8,7 @@ import { ManualClock } from '../../../../server/shared/clock.js';
 import { DeliveryWorker, type Timers } from '../../../../server/modules/webhooks/webhooks.delivery.js';
 import { webhooksRepository } from '../../../../server/modules/webhooks/webhooks.repository.js';
 import { ATTEMPT_TIMEOUT_MS } from '../../../../server/modules/webhooks/webhooks.schemas.js';
-import { PRUNE_JOB } from '../../../../server/modules/webhooks/webhooks.routes.js';
+import { PRUNE_JOB } from '../../../../server/modules/webhooks/webhooks.jobs.js';
 import { createTestApp, type SeededTenant, type TestApp } from '../../../helpers/app.js';
 import { freshDb, lane } from '../../../helpers/db.js';
 import { orderBody, seedMenu, type SeededMenu } from '../../../helpers/factories.js';
