@@ -1,0 +1,392 @@
+import type { Writer } from '../../db/change-log.js';
+import { AppError, conflict, invalidField, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import type { Actor, PaymentInfo } from '../orders/orders.service.js';
+import type { Order } from '../orders/orders.schemas.js';
+import { billDto, families, familyOf, loadBill, rootOf, toPaymentDto, type BillFamily } from './floor.bill-family.js';
+import { billChange, loadTable, strip, tableChange, type FloorContext } from './floor.context.js';
+import { floorRepository as repo, type BillRow, type PaymentRow, type RoundRow, type TableRow } from './floor.repository.js';
+import { euro, floorId, settledReason } from './floor.rules.js';
+import type { Bill, BillPayment, BillPaymentInput } from './floor.schemas.js';
+import { refresh } from './floor.status.js';
+
+/**
+ * Bills (docs/floor.md, "Bills"): a table's open bill gets a round per order, takes payments
+ * (pay-at-table, staff, an order paid at the counter) and closes when paid in full, when nothing is
+ * left on it, or by staff; closed as paid, its orders are marked paid in the same transaction.
+ * A bill merged into another across sync lives on in that one (floor.bill-family.ts reads them).
+ * Part of the floor service (floor.service.ts).
+ */
+
+/** `floor.recordBillPayment` input (pay-at-table, issue 12; staff at the table). */
+export interface BillPaymentRequest {
+  tenantId: string;
+  billId: string;
+  amount_cents: number;
+  tip_cents?: number;
+  /** The provider's payment id: a repeat with the same id records nothing twice. */
+  payment_id?: string | null;
+  source?: 'pay_at_table' | 'staff';
+  userId?: string | null;
+  /**
+   * When this payment closes the bill, its unpaid orders are marked paid in the same transaction
+   * (orders.markPaidIn) by `userId` through this channel (default: `pos` for staff, `web` for
+   * pay-at-table) ...
+   */
+  via?: Actor['via'];
+  /** ... with this payment info on their `order.paid` (default `{ provider: 'tafel' }`). */
+  order_payment?: PaymentInfo;
+}
+
+export interface BillPaymentResult {
+  bill_id: string;
+  table_id: string;
+  payment: BillPayment;
+  total_cents: number;
+  paid_cents: number;
+  open_cents: number;
+  tip_cents: number;
+  /** This payment closed the bill (paid in full). */
+  closed: boolean;
+  /** The payment id was recorded before: nothing changed. */
+  duplicate: boolean;
+  /**
+   * The bill's orders this payment marked paid, in the caller's transaction, because it closed the
+   * bill (orders.markPaidIn: `order.paid` and the orders' `paid` hooks); empty when it did not close it.
+   */
+  paid_order_ids: string[];
+}
+
+export interface TableBill {
+  table: { id: string; name: string };
+  orders: Order[];
+  total_cents: number;
+  paid_cents: number;
+  open_cents: number;
+  bill_id: string | null;
+}
+
+/** How a bill closed as paid marks its orders paid: by whom, through which channel, with what payment info. */
+export interface PaidAs {
+  actor: Actor;
+  payment: PaymentInfo;
+}
+/** Bills paid in full by the floor itself (a cancellation or a counter payment settling the rest, the minute job). */
+export const TABLE_PAYMENT: PaymentInfo = { provider: 'tafel' };
+
+const billClosed = () => conflict('Deze rekening is al gesloten.');
+
+/**
+ * Marks every order of a (root) bill's family that is not cancelled and not paid yet paid, inside
+ * `w` (orders.markPaidIn: `order.paid` once per order and the orders' `paid` hooks, e.g. loyalty).
+ * Call it only after the bill is closed: the floor's own `paid` hook then sees a closed bill and
+ * records no payment of its own. Returns the ids it marked.
+ */
+async function markOrdersPaid(ctx: FloorContext, w: Writer, root: BillRow, as: PaidAs): Promise<string[]> {
+  const fam = await familyOf(w.trx, root.tenant_id, root);
+  const ids = fam.orders.filter((o) => o.status !== 'cancelled' && o.payment_status !== 'paid').map((o) => o.id);
+  const marked: string[] = [];
+  for (const id of ids) {
+    try {
+      if ((await ctx.orders.markPaidIn(w, as.actor, id, as.payment)).changed) marked.push(id);
+    } catch (err) {
+      // Read in this same transaction under the restaurant's write lock, the order exists and is not
+      // cancelled: a CONFLICT or NOT_FOUND here comes from a `paid` hook. It must fail the whole
+      // write, never pass for a refusal of the payment, which a caller (payments.settle) records as
+      // a note and commits: that would commit a closed bill with some of its orders unpaid.
+      if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'NOT_FOUND')) {
+        throw new Error(`floor: order ${id} of bill ${root.id} could not be marked paid: ${err.code} ${err.message}`, { cause: err });
+      }
+      throw err;
+    }
+  }
+  return marked;
+}
+
+/**
+ * Closes a (root) bill on this node. Closed as `paid`, its unpaid, non-cancelled orders are marked
+ * paid in the same transaction (`paidAs`), so a closed, paid bill never has unpaid orders behind
+ * it; closed by staff (`staff`, the rest is on the house) or `empty`, the orders are left as they are.
+ */
+async function close(ctx: FloorContext, w: Writer, bill: BillRow, reason: 'paid' | 'staff' | 'empty', userId: string | null, paidAs?: PaidAs): Promise<{ row: BillRow; paidOrderIds: string[] }> {
+  const row: BillRow = { ...bill, status: 'closed', closed_at: w.now, close_reason: reason, closed_by: userId, updated_at: w.now };
+  await repo.updateBill(w.trx, row);
+  await w.record(billChange(row.id, 'bill.closed', { bill: strip(row) }));
+  // Guests seated by hand ("bezet" set by staff) leave with their bill: the manual status goes with it.
+  const table = await repo.findTable(w.trx, bill.tenant_id, bill.table_id);
+  if (table && table.status_override === 'bezet') {
+    const next: TableRow = { ...table, status_override: null, override_at: null, updated_at: w.now };
+    await repo.updateTable(w.trx, next);
+    await w.record(tableChange(next, 'table.updated', { status_override: null, override_at: null }));
+  }
+  const paidOrderIds =
+    reason === 'paid' ? await markOrdersPaid(ctx, w, row, paidAs ?? { actor: { tenantId: bill.tenant_id, userId, via: 'pos' }, payment: TABLE_PAYMENT }) : [];
+  return { row, paidOrderIds };
+}
+
+/** Closes the bill of this order's round when it is paid in full or has nothing left (every order cancelled). */
+export async function settleBillOf(ctx: FloorContext, w: Writer, actor: Actor, orderId: string): Promise<void> {
+  const tenantId = actor.tenantId;
+  const round = await repo.roundOfOrder(w.trx, tenantId, orderId);
+  if (!round) return;
+  const bill = await repo.findBill(w.trx, tenantId, round.bill_id);
+  if (!bill) return;
+  const root = await rootOf(w.trx, tenantId, bill);
+  if (root.status !== 'open') return;
+  const fam = await familyOf(w.trx, tenantId, root);
+  const reason = settledReason(fam.figures, fam.orders);
+  // Paid in full by a cancellation or a counter payment: the other orders were paid by the bill's earlier payments.
+  if (reason) await close(ctx, w, root, reason, actor.userId, { actor, payment: TABLE_PAYMENT });
+}
+
+/**
+ * An order on a table is a round of the table's open bill, or opens it (the round's id derives from
+ * the order, so both sides of an outage record it once). Inside the order's
+ * transaction, under the restaurant's write lock; the unique index on the open bill per table is
+ * the database's guarantee on top (two first rounds at once: one bill).
+ */
+export async function addRound(w: Writer, tenantId: string, tableId: string, orderId: string): Promise<void> {
+  let bill = await repo.findOpenBill(w.trx, tenantId, tableId);
+  if (!bill) {
+    bill = { id: newId(), tenant_id: tenantId, table_id: tableId, status: 'open', opened_at: w.now, closed_at: null, close_reason: null, closed_by: null, merged_into: null, conflict: null, created_at: w.now, updated_at: w.now };
+    await repo.insertBill(w.trx, bill);
+    await w.record(billChange(bill.id, 'bill.opened', { bill: strip(bill) }));
+  }
+  const round: RoundRow = { id: floorId('bill-round', orderId), tenant_id: tenantId, bill_id: bill.id, order_id: orderId, table_id: tableId, created_at: w.now };
+  await repo.insertRound(w.trx, round);
+  await w.record(billChange(bill.id, 'bill.round_added', { round: strip(round) }));
+}
+
+/**
+ * An order paid on its own (at the counter) pays its part of its open bill: a payment of the
+ * order's total (at most what is open) with an id derived from the order, so both sides of an
+ * outage marking it paid record it once; the bill closes when that settles it.
+ */
+export async function payOrderShare(ctx: FloorContext, w: Writer, actor: Actor, order: Order): Promise<void> {
+  const tenantId = actor.tenantId;
+  const round = await repo.roundOfOrder(w.trx, tenantId, order.id);
+  const bill = round ? await repo.findBill(w.trx, tenantId, round.bill_id) : undefined;
+  if (!bill) return;
+  const root = await rootOf(w.trx, tenantId, bill);
+  if (root.status !== 'open') return;
+  const fam = await familyOf(w.trx, tenantId, root);
+  const amount = Math.min(order.total_cents, fam.figures.open_cents);
+  const id = floorId('bill-payment-order', order.id);
+  if (amount > 0 && !(await repo.findPayment(w.trx, id))) {
+    const payment: PaymentRow = { id, tenant_id: tenantId, bill_id: root.id, amount_cents: amount, tip_cents: 0, source: 'order', payment_id: null, order_id: order.id, created_by: actor.userId, created_at: w.now };
+    await repo.insertPayment(w.trx, payment);
+    await w.record(billChange(root.id, 'bill.payment_recorded', { payment: strip(payment) }));
+  }
+  await settleBillOf(ctx, w, actor, order.id);
+}
+
+/** Whether any of these open (root) bills is settled: paid in full, or nothing left on it. */
+export async function anySettled(ctx: FloorContext, tenantId: string, open: BillRow[]): Promise<boolean> {
+  return (await families(ctx.db, tenantId, open)).some((f) => settledReason(f.figures, f.orders) !== null);
+}
+
+/**
+ * Closes, inside `w`, every open bill of the restaurant that is settled by payments or
+ * cancellations that arrived through sync; closed as paid here, its orders are marked paid here too
+ * (in this transaction), by the job.
+ */
+export async function closeSettled(ctx: FloorContext, w: Writer, tenantId: string): Promise<void> {
+  for (const f of await families(w.trx, tenantId, await repo.openBills(w.trx, tenantId))) {
+    const reason = settledReason(f.figures, f.orders);
+    if (reason) await close(ctx, w, f.root, reason, null, { actor: { tenantId, userId: null, via: 'pos' }, payment: TABLE_PAYMENT });
+  }
+}
+
+export function createFloorBills(ctx: FloorContext) {
+  const { db, changes } = ctx;
+
+  async function getBill(tenantId: string, id: string): Promise<Bill> {
+    return billDto(ctx, tenantId, await loadBill(db, tenantId, id));
+  }
+
+  /**
+   * Records a payment against a bill inside the caller's transaction/change-log writer `w`
+   * (pay-at-table's callback handler, issue 12, or staff at the table). Never more than is open
+   * (CONFLICT); a repeated `payment_id` records nothing twice (`duplicate: true`); the bill closes
+   * when it is paid in full (`closed: true`), and then, in the same transaction, its unpaid,
+   * non-cancelled orders are marked paid (`paid_order_ids`; `via` and `order_payment` say how):
+   * the bill's close and its orders' `order.paid` commit together or not at all. A bill merged into
+   * another across sync is paid on the bill it lives in. Every refusal (NOT_FOUND, CONFLICT) comes
+   * before anything is written.
+   */
+  async function recordBillPayment(w: Writer, input: BillPaymentRequest): Promise<BillPaymentResult> {
+    const { tenantId } = input;
+    const amount = input.amount_cents;
+    const tip = input.tip_cents ?? 0;
+    if (!Number.isInteger(amount) || amount < 1 || amount > 10_000_000) throw invalidField('amount_cents', 'moet een geheel aantal centen van 1 tot 10.000.000 zijn.');
+    if (!Number.isInteger(tip) || tip < 0 || tip > 1_000_000) throw invalidField('tip_cents', 'moet een geheel aantal centen van 0 tot 1.000.000 zijn.');
+    const result = (fam: BillFamily, payment: PaymentRow, closed: boolean, duplicate: boolean, paidOrderIds: string[] = []): BillPaymentResult => ({
+      bill_id: fam.root.id,
+      table_id: fam.root.table_id,
+      payment: toPaymentDto(payment),
+      ...fam.figures,
+      closed,
+      duplicate,
+      paid_order_ids: paidOrderIds,
+    });
+    const id = input.payment_id ? floorId('bill-payment', tenantId, input.payment_id) : newId();
+    if (input.payment_id) {
+      const seen = await repo.findPayment(w.trx, id);
+      if (seen && seen.tenant_id === tenantId) {
+        const bill = await loadBill(w.trx, tenantId, seen.bill_id);
+        return result(await familyOf(w.trx, tenantId, await rootOf(w.trx, tenantId, bill)), seen, false, true);
+      }
+    }
+    const root = await rootOf(w.trx, tenantId, await loadBill(w.trx, tenantId, input.billId));
+    if (root.status !== 'open') throw billClosed();
+    const before = await familyOf(w.trx, tenantId, root);
+    if (amount > before.figures.open_cents) {
+      throw conflict(`Het bedrag (${euro(amount)}) is hoger dan wat nog openstaat (${euro(before.figures.open_cents)}).`);
+    }
+    const payment: PaymentRow = {
+      id,
+      tenant_id: tenantId,
+      bill_id: root.id,
+      amount_cents: amount,
+      tip_cents: tip,
+      source: input.source ?? 'pay_at_table',
+      payment_id: input.payment_id ?? null,
+      order_id: null,
+      created_by: input.userId ?? null,
+      created_at: w.now,
+    };
+    await repo.insertPayment(w.trx, payment);
+    await w.record(billChange(root.id, 'bill.payment_recorded', { payment: strip(payment) }));
+    const after = await familyOf(w.trx, tenantId, root);
+    const reason = settledReason(after.figures, after.orders);
+    let paidOrderIds: string[] = [];
+    if (reason === 'paid') {
+      const actor: Actor = { tenantId, userId: input.userId ?? null, via: input.via ?? (payment.source === 'staff' ? 'pos' : 'web') };
+      paidOrderIds = (await close(ctx, w, root, 'paid', input.userId ?? null, { actor, payment: input.order_payment ?? TABLE_PAYMENT })).paidOrderIds;
+    }
+    await refresh(ctx, w, tenantId, [root.table_id]);
+    return result(after, payment, reason === 'paid', false, paidOrderIds);
+  }
+
+  return {
+    /**
+     * Pay-at-table (issue 12): the table by name (NOT_FOUND when unknown) and its open bill:
+     * `{ table: {id, name}, orders, total_cents, paid_cents, open_cents, bill_id }`; a table without
+     * an open bill answers zeros and `bill_id: null`. Cancelled orders are left out of `orders`.
+     */
+    async billForTable(tenantId: string, tableName: string): Promise<TableBill> {
+      const t = await repo.findTableByName(db, tenantId, tableName);
+      if (!t) throw notFound('Tafel');
+      const open = await repo.findOpenBill(db, tenantId, t.id);
+      if (!open) return { table: { id: t.id, name: t.name }, orders: [], total_cents: 0, paid_cents: 0, open_cents: 0, bill_id: null };
+      const bill = await billDto(ctx, tenantId, open);
+      return {
+        table: { id: t.id, name: t.name },
+        orders: bill.orders.filter((o) => o.status !== 'cancelled'),
+        total_cents: bill.total_cents,
+        paid_cents: bill.paid_cents,
+        open_cents: bill.open_cents,
+        bill_id: bill.id,
+      };
+    },
+
+    getBill,
+
+    /** The open bill of a table (staff); NOT_FOUND when the table has none. */
+    async tableBill(tenantId: string, tableId: string): Promise<Bill> {
+      await loadTable(db, tenantId, tableId);
+      const open = await repo.findOpenBill(db, tenantId, tableId);
+      if (!open) throw notFound('Open rekening');
+      return billDto(ctx, tenantId, open);
+    },
+
+    recordBillPayment,
+
+    /**
+     * Staff take a payment at the table (cash, card terminal); when it pays the bill in full, the bill
+     * closes and its orders are marked paid (`provider: 'tafel'`), all in this one transaction.
+     */
+    async payBill(actor: Actor, billId: string, input: BillPaymentInput): Promise<{ bill: Bill; payment: BillPayment }> {
+      const r = await changes.write(actor.tenantId, (w) =>
+        recordBillPayment(w, {
+          tenantId: actor.tenantId,
+          billId,
+          amount_cents: input.amount_cents,
+          tip_cents: input.tip_cents,
+          source: 'staff',
+          userId: actor.userId,
+          via: actor.via,
+          order_payment: TABLE_PAYMENT,
+        }),
+      );
+      return { bill: await getBill(actor.tenantId, r.bill_id), payment: r.payment };
+    },
+
+    /** Staff close a bill (e.g. the rest is on the house); the table is then free. */
+    async closeBill(actor: Actor, id: string): Promise<Bill> {
+      await changes.write(actor.tenantId, async (w) => {
+        const bill = await loadBill(w.trx, actor.tenantId, id);
+        if (bill.status === 'merged') throw conflict('Deze rekening is samengevoegd met een andere rekening van dezelfde tafel; sluit die.');
+        if (bill.status !== 'open') throw billClosed();
+        await close(ctx, w, bill, 'staff', actor.userId);
+        await refresh(ctx, w, actor.tenantId, [bill.table_id]);
+      });
+      return getBill(actor.tenantId, id);
+    },
+
+    /**
+     * Repairs bills that THIS node closed as paid (`close_reason: 'paid'`) while some of their orders
+     * are neither paid nor cancelled: before the close and the orders' payment were one transaction,
+     * a crash between the two commits left them so. Marks those orders paid (orders.markPaidIn, with
+     * `provider: 'tafel'`, the `paid` hooks included), one transaction per restaurant. Left alone:
+     * bills closed by staff (`staff`: the rest is on the house) or `empty`, open bills, and bills
+     * whose close came through sync (the node that closed them marks their orders, and those
+     * `order.paid` changes arrive through sync themselves): "closed here" is this node's own
+     * `bill.closed` in the change log, which keeps the origin of a replicated change. Reads every
+     * unpaid order on a closed or merged bill, so it runs once per start (refreshStatuses), not every
+     * minute. Returns the ids of the orders it marked.
+     */
+    async repairPaidBills(): Promise<string[]> {
+      const byTenant = new Map<string, Set<string>>();
+      for (const r of await repo.unpaidOrdersOnClosedBills(db)) {
+        const set = byTenant.get(r.tenant_id) ?? new Set<string>();
+        set.add(r.bill_id);
+        byTenant.set(r.tenant_id, set);
+      }
+      const marked: string[] = [];
+      let failure: unknown;
+      for (const [tenantId, billIds] of byTenant) {
+        try {
+          const roots = new Set<string>();
+          for (const id of billIds) {
+            const bill = await repo.findBill(db, tenantId, id);
+            const root = bill ? await rootOf(db, tenantId, bill) : undefined;
+            if (root && root.status === 'closed' && root.close_reason === 'paid') roots.add(root.id);
+          }
+          if (roots.size === 0) continue;
+          const mine = await repo.billsClosedBy(db, tenantId, changes.origin, [...roots]);
+          if (mine.length === 0) continue;
+          const actor: Actor = { tenantId, userId: null, via: 'pos' };
+          marked.push(
+            ...(await changes.write(tenantId, async (w) => {
+              const out: string[] = [];
+              for (const id of mine) {
+                const root = await repo.findBill(w.trx, tenantId, id);
+                if (root && root.status === 'closed' && root.close_reason === 'paid') out.push(...(await markOrdersPaid(ctx, w, root, { actor, payment: TABLE_PAYMENT })));
+              }
+              return out;
+            })),
+          );
+        } catch (err) {
+          // One restaurant's failure does not keep the others from being repaired.
+          failure ??= err;
+        }
+      }
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the caught error as it was
+      if (failure !== undefined) throw failure;
+      return marked;
+    },
+  };
+}
+
+export type FloorBills = ReturnType<typeof createFloorBills>;

@@ -1,0 +1,61 @@
+import { anySettled, closeSettled, type FloorBills } from './floor.bills.js';
+import type { FloorContext } from './floor.context.js';
+import { floorRepository as repo } from './floor.repository.js';
+import { computeStatuses, refresh } from './floor.status.js';
+
+/**
+ * The floor's minute job and the safety net after sync: closes open bills that payments or
+ * cancellations arriving through sync settled, then announces every table whose status changed
+ * since it was last announced here. Part of the floor service (floor.service.ts).
+ */
+export function createFloorRefresh(ctx: FloorContext, bills: Pick<FloorBills, 'repairPaidBills'>) {
+  const { db, changes, clock } = ctx;
+  /** Whether this process ran repairPaidBills already (refreshStatuses runs it once). */
+  let repairDone = false;
+
+  async function refreshTenant(tenantId: string): Promise<void> {
+    const tables = await repo.listTables(db, tenantId);
+    if (tables.length === 0) return;
+    const { statuses, open } = await computeStatuses(ctx, db, tenantId, tables, clock.now());
+    const announced = new Map((await repo.announced(db, tenantId)).map((r) => [r.table_id, r.status]));
+    const settled = await anySettled(ctx, tenantId, open);
+    const changed = tables.some((t) => statuses.get(t.id)!.status !== (announced.get(t.id) ?? 'vrij'));
+    if (!settled && !changed) return;
+    await changes.write(tenantId, async (w) => {
+      await closeSettled(ctx, w, tenantId);
+      await refresh(ctx, w, tenantId);
+    });
+  }
+
+  return {
+    /**
+     * The floor's minute job (and the safety net after sync): closes open bills that are settled
+     * (payments or cancellations that arrived through sync), then announces every table whose
+     * status changed since it was last announced here (a booking coming within the hour, a bill
+     * closed elsewhere). Writes only for tenants where something changed.
+     */
+    async refreshStatuses(): Promise<void> {
+      // Once per process, on the job's first run after start: the repair of bills this node closed as
+      // paid whose orders were left unpaid (repairPaidBills). A failure is thrown (and logged by the
+      // scheduler) after the statuses were refreshed, and not tried again until the next start.
+      let repairFailed: unknown;
+      if (!repairDone) {
+        repairDone = true;
+        try {
+          await bills.repairPaidBills();
+        } catch (err) {
+          repairFailed = err;
+        }
+      }
+      for (const tenantId of await repo.tenantsWithTables(db)) {
+        // A restaurant with an appliance: the appliance announces the floor (the cloud's tablets hear it through sync).
+        if (changes.origin === 'cloud' && ctx.hasAppliance && (await ctx.hasAppliance(tenantId))) continue;
+        await refreshTenant(tenantId);
+      }
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the caught error as it was
+      if (repairFailed !== undefined) throw repairFailed;
+    },
+
+    refreshTenant,
+  };
+}
