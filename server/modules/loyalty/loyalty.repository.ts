@@ -156,6 +156,10 @@ export const loyaltyRepository = {
   heldBy: (db: Executor, tenantId: string, holder: string) =>
     db.selectFrom('loyalty_accounts').select(['customer_id', 'points']).where('tenant_id', '=', tenantId).where('holder', '=', holder).where('points', '>', 0).execute(),
 
+  /** Restaurants where some customer's pool has points (the cloud's lease renewal job). */
+  tenantsWithPoolPoints: async (db: Executor): Promise<string[]> =>
+    (await db.selectFrom('loyalty_accounts').select('tenant_id').where('holder', '=', 'pool').where('points', '>', 0).distinct().execute()).map((r) => r.tenant_id),
+
   clearAccounts: (db: Executor, tenantId: string) => db.deleteFrom('loyalty_accounts').where('tenant_id', '=', tenantId).execute(),
 
   allCustomers: (db: Executor, tenantId: string) => db.selectFrom('loyalty_customers').select(['id', 'merged_into']).where('tenant_id', '=', tenantId).execute(),
@@ -199,6 +203,9 @@ export const loyaltyRepository = {
   /** Appliance bound to a cloud (sync/engine.ts writes this row when it binds). */
   isBound: async (db: Executor, tenantId: string): Promise<boolean> =>
     (await db.selectFrom('sync_state').select('id').where('tenant_id', '=', tenantId).executeTakeFirst()) !== undefined,
+
+  /** The restaurants this appliance is bound to a cloud for (sync_state; read only). */
+  boundTenants: async (db: Executor): Promise<string[]> => (await db.selectFrom('sync_state').select('tenant_id').execute()).map((r) => r.tenant_id),
 
   ordersWithPhone: (db: Executor, tenantId: string) =>
     db.selectFrom('orders').select(['id', 'customer_phone']).where('tenant_id', '=', tenantId).where('customer_phone', 'is not', null).execute(),

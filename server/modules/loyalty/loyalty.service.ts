@@ -512,7 +512,7 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
     /** Cloud job: tops up every appliance's lease where the pool has points (a raised allowance, a new appliance). */
     async renewLeases(tenantId?: string): Promise<number> {
       if (changes.origin !== 'cloud') return 0;
-      const tenantIds = tenantId ? [tenantId] : [...new Set((await db.selectFrom('loyalty_accounts').select('tenant_id').where('holder', '=', POOL).where('points', '>', 0).execute()).map((r) => r.tenant_id))];
+      const tenantIds = tenantId ? [tenantId] : await repo.tenantsWithPoolPoints(db);
       let granted = 0;
       for (const t of tenantIds) {
         const { loyalty_offline_allowance } = await tenants.cachedSettings(t);
@@ -536,7 +536,7 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
     /** Appliance job: gives back what it holds beyond the (lowered) allowance, as its own ops pushed through sync. */
     async returnExcess(tenantId?: string): Promise<number> {
       if (changes.origin === 'cloud') return 0;
-      const tenantIds = tenantId ? [tenantId] : (await db.selectFrom('sync_state').select('tenant_id').execute()).map((r) => r.tenant_id);
+      const tenantIds = tenantId ? [tenantId] : await repo.boundTenants(db);
       let returned = 0;
       for (const t of tenantIds) {
         if ((await roleOf(t)) !== 'appliance') continue;

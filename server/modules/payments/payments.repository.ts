@@ -1,9 +1,10 @@
 import type { Executor } from '../../db/connection.js';
-import type { PaymentRefundsTable, PaymentsTable } from '../../db/database.js';
+import type { PaymentRefundsTable, PaymentSimulatorTable, PaymentsTable } from '../../db/database.js';
 import type { PaymentStatus } from './payments.schemas.js';
 
 export type PaymentRow = PaymentsTable;
 export type RefundRow = PaymentRefundsTable;
+export type SimulatorRow = PaymentSimulatorTable;
 
 export interface PaymentFilter {
   status?: PaymentStatus;
@@ -93,4 +94,45 @@ export const paymentsRepository = {
     db.updateTable('payment_refunds').set(patch).where('id', '=', id).execute(),
 
   findRefund: (db: Executor, id: string) => db.selectFrom('payment_refunds').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
+
+  /**
+   * Refunds of payments made on this node (`origin`) that never reached their provider (pending,
+   * no provider refund id) and were asked for before `before`: the reconcile job sends them again.
+   */
+  stuckRefunds: (db: Executor, origin: string, before: string, limit: number) =>
+    db
+      .selectFrom('payment_refunds')
+      .innerJoin('payments', 'payments.id', 'payment_refunds.payment_id')
+      .selectAll('payment_refunds')
+      .where('payment_refunds.status', '=', 'pending')
+      .where('payment_refunds.provider_refund_id', 'is', null)
+      .where('payments.origin', '=', origin)
+      .where('payment_refunds.created_at', '<', before)
+      .limit(limit)
+      .execute(),
+};
+
+/** The built-in simulator's own records (`payment_simulator`, local-only: the "provider side", simulator.provider.ts). */
+export const simulatorRepository = {
+  find: (db: Executor, id: string) => db.selectFrom('payment_simulator').selectAll().where('id', '=', id).executeTakeFirst(),
+  findByKey: (db: Executor, idempotencyKey: string) => db.selectFrom('payment_simulator').selectAll().where('idempotency_key', '=', idempotencyKey).executeTakeFirstOrThrow(),
+  /** Idempotent by the idempotency key: a second insert with the same key keeps the first row. */
+  insert: (db: Executor, row: SimulatorRow) => db.insertInto('payment_simulator').values(row).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute(),
+  /** An open payment's outcome (paid, failed, expired); whether this call changed it (only an open one changes). */
+  decideIfOpen: async (db: Executor, id: string, status: 'paid' | 'failed' | 'expired', now: string): Promise<boolean> => {
+    const res = await db.updateTable('payment_simulator').set({ status, updated_at: now }).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  },
+  /** Adds a refund to a payment unless it would refund more than was paid; whether it was added. */
+  addRefund: async (db: Executor, id: string, amountCents: number, now: string): Promise<boolean> => {
+    const res = await db
+      .updateTable('payment_simulator')
+      .set((eb) => ({ refunded_cents: eb('refunded_cents', '+', amountCents), updated_at: now }))
+      .where('id', '=', id)
+      .where((eb) => eb(eb('refunded_cents', '+', amountCents), '<=', eb.ref('amount_cents')))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  },
+  /** Open payments whose time passed (`expires_at <= now`), at most `limit`. */
+  due: (db: Executor, now: string, limit: number) => db.selectFrom('payment_simulator').selectAll().where('status', '=', 'open').where('expires_at', '<=', now).limit(limit).execute(),
 };

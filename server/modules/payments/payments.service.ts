@@ -459,16 +459,7 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
       const before = new Date(clock.now().getTime() - RECONCILE_AFTER_MS).toISOString();
       const open = await repo.openBefore(db, changes.origin, before, 100);
       for (const row of open) if ((await refresh(row)) === 'changed') changed += 1;
-      const stuck = await db
-        .selectFrom('payment_refunds')
-        .innerJoin('payments', 'payments.id', 'payment_refunds.payment_id')
-        .selectAll('payment_refunds')
-        .where('payment_refunds.status', '=', 'pending')
-        .where('payment_refunds.provider_refund_id', 'is', null)
-        .where('payments.origin', '=', changes.origin)
-        .where('payment_refunds.created_at', '<', before)
-        .limit(50)
-        .execute();
+      const stuck = await repo.stuckRefunds(db, changes.origin, before, 50);
       for (const r of stuck) {
         const p = await repo.findAnyTenant(db, r.payment_id);
         if (p) await this.sendRefund(p, r).catch(() => {});

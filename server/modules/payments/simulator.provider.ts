@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../db/connection.js';
-import type { PaymentSimulatorTable } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import type { CreatePaymentInput, PaymentProvider, ProviderPayment, ProviderRefund } from './payments.provider.js';
 import { ProviderRefused } from './payments.provider.js';
+import { simulatorRepository as repo, type SimulatorRow } from './payments.repository.js';
 
-export type SimulatorRow = PaymentSimulatorTable;
+export type { SimulatorRow } from './payments.repository.js';
 
 /** Like Mollie: an unanswered checkout expires after 15 minutes. */
 export const SIMULATOR_EXPIRY_MS = 15 * 60_000;
@@ -38,12 +38,12 @@ export interface Simulator extends PaymentProvider {
  */
 export function createSimulatorProvider(deps: { db: Db; clock: Clock }): Simulator {
   const { db, clock } = deps;
-  const find = (id: string) => db.selectFrom('payment_simulator').selectAll().where('id', '=', id).executeTakeFirst();
+  const find = (id: string) => repo.find(db, id);
 
   async function expireIfDue(row: SimulatorRow): Promise<SimulatorRow> {
     if (row.status !== 'open' || row.expires_at > clock.now().toISOString()) return row;
     const now = clock.now().toISOString();
-    await db.updateTable('payment_simulator').set({ status: 'expired', updated_at: now }).where('id', '=', row.id).where('status', '=', 'open').execute();
+    await repo.decideIfOpen(db, row.id, 'expired', now);
     return (await find(row.id)) ?? row;
   }
 
@@ -71,8 +71,8 @@ export function createSimulatorProvider(deps: { db: Db; clock: Clock }): Simulat
         updated_at: now.toISOString(),
       };
       // Idempotent by our payment id, as Mollie is by its Idempotency-Key.
-      await db.insertInto('payment_simulator').values(row).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
-      const stored = await db.selectFrom('payment_simulator').selectAll().where('idempotency_key', '=', input.reference).executeTakeFirstOrThrow();
+      await repo.insert(db, row);
+      const stored = await repo.findByKey(db, input.reference);
       // The checkout page is served by this same server, next to where the guest returns to.
       return { ...toPayment(stored), checkout_url: new URL(SIMULATOR_PATH + stored.id, input.redirect_url).toString() };
     },
@@ -87,13 +87,7 @@ export function createSimulatorProvider(deps: { db: Db; clock: Clock }): Simulat
       const row = await find(id);
       if (!row || row.status !== 'paid') throw new ProviderRefused('Deze betaling kan niet worden terugbetaald.');
       const now = clock.now().toISOString();
-      const res = await db
-        .updateTable('payment_simulator')
-        .set((eb) => ({ refunded_cents: eb('refunded_cents', '+', amountCents), updated_at: now }))
-        .where('id', '=', id)
-        .where((eb) => eb(eb('refunded_cents', '+', amountCents), '<=', eb.ref('amount_cents')))
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) throw new ProviderRefused('Het bedrag is hoger dan wat nog terugbetaald kan worden.');
+      if (!(await repo.addRefund(db, id, amountCents, now))) throw new ProviderRefused('Het bedrag is hoger dan wat nog terugbetaald kan worden.');
       return { id: `simre_${crypto.randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`, status: 'refunded' };
     },
 
@@ -104,17 +98,16 @@ export function createSimulatorProvider(deps: { db: Db; clock: Clock }): Simulat
       if (!row) return null;
       if (row.status !== 'open') return { row, changed: false };
       const now = clock.now().toISOString();
-      const res = await db.updateTable('payment_simulator').set({ status: outcome, updated_at: now }).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
-      return { row: (await find(id))!, changed: Number(res.numUpdatedRows) === 1 };
+      const changed = await repo.decideIfOpen(db, id, outcome, now);
+      return { row: (await find(id))!, changed };
     },
 
     async expireDue(): Promise<SimulatorRow[]> {
       const now = clock.now().toISOString();
-      const due = await db.selectFrom('payment_simulator').selectAll().where('status', '=', 'open').where('expires_at', '<=', now).limit(200).execute();
+      const due = await repo.due(db, now, 200);
       const out: SimulatorRow[] = [];
       for (const row of due) {
-        const res = await db.updateTable('payment_simulator').set({ status: 'expired', updated_at: now }).where('id', '=', row.id).where('status', '=', 'open').executeTakeFirst();
-        if (Number(res.numUpdatedRows) === 1) out.push({ ...row, status: 'expired', updated_at: now });
+        if (await repo.decideIfOpen(db, row.id, 'expired', now)) out.push({ ...row, status: 'expired', updated_at: now });
       }
       return out;
     },

@@ -40,4 +40,6 @@ export const usersRepository = {
   insert: (db: Executor, row: UserRow) => db.insertInto('users').values(row).execute(),
   update: (db: Executor, tenantId: string, id: string, patch: Partial<UserRow>) =>
     db.updateTable('users').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute(),
+  /** Ends every open session of the user (a changed PIN, password or role; archived). */
+  endSessions: (db: Executor, tenantId: string, userId: string) => db.deleteFrom('sessions').where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute(),
 };

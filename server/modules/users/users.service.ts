@@ -149,7 +149,7 @@ export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
         }
         // A changed PIN, password or role ends the user's open sessions.
         if (next.pin_hash !== current.pin_hash || passwordHash || next.role !== current.role) {
-          await w.trx.deleteFrom('sessions').where('tenant_id', '=', tenantId).where('user_id', '=', id).execute();
+          await usersRepository.endSessions(w.trx, tenantId, id);
         }
         await w.record(userChange(next, 'user.updated'));
         return toUserDto(next);
@@ -170,7 +170,7 @@ export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
         }
         const freed = { archived_at: w.now, updated_at: w.now, pin_hash: null, email: null };
         await usersRepository.update(w.trx, tenantId, id, freed);
-        await w.trx.deleteFrom('sessions').where('tenant_id', '=', tenantId).where('user_id', '=', id).execute();
+        await usersRepository.endSessions(w.trx, tenantId, id);
         await w.record(userChange({ ...current, ...freed }, 'user.archived'));
       });
     },
