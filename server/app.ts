@@ -18,7 +18,10 @@ import schedulerPlugin, { type JobSpec } from './plugins/scheduler.js';
 import { backupDir, makeBackup } from './backup.js';
 import { connectCluster, localNodeName } from './cluster.js';
 import { infrastructureOptions, registerModules, type Services } from './modules/index.js';
-import { pagesRoutes } from './pages.js';
+import { PAGES_INLINE_SCRIPTS, pagesRoutes } from './pages.js';
+import securityPlugin from './plugins/security.js';
+import { staticInlineScripts } from './plugins/ui.js';
+import { RETURN_PAGE_SCRIPT } from './modules/public/public.pages.js';
 
 export interface AppDeps {
   config: Config;
@@ -86,6 +89,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (cluster) app.addHook('onClose', () => cluster.close());
 
   await app.register(errorsPlugin);
+  // Security headers on every answer; the inline scripts the pages declare are allowed by hash.
+  await app.register(securityPlugin, { inlineScripts: [...staticInlineScripts(), ...PAGES_INLINE_SCRIPTS, RETURN_PAGE_SCRIPT] });
   // During close() in-flight requests finish, idle connections are closed, and a request that still
   // arrives (pipelined behind one in flight on a kept-alive connection) gets a 503 in the contract's
   // shape with `Connection: close`.

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Role } from './config.js';
 import type { TenantsService } from './modules/tenants/tenants.service.js';
+import { inlineScriptsOf } from './plugins/security.js';
 
 const page = (title: string, body: string) => `<!doctype html>
 <html lang="nl"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -44,6 +45,9 @@ const HOME = page(
 <p>De server draait. Tablets in het restaurant verbinden met dit adres.</p>
 <ul><li><a href="/app/">Personeelsapp (bestellingen)</a></li><li><a href="/api/v1/docs">API-documentatie</a></li><li><a href="/api/v1/health">Status</a></li></ul>`,
 );
+
+/** The inline scripts of these pages, allowed by hash in the Content-Security-Policy (server/plugins/security.ts). */
+export const PAGES_INLINE_SCRIPTS = [...inlineScriptsOf(SETUP), ...inlineScriptsOf(HOME)];
 
 /** The pages a person opens in a browser on the appliance: first-run setup, or a landing page. */
 export const pagesRoutes: FastifyPluginAsync<{ tenants: TenantsService; role: Role }> = async (app, { tenants, role }) => {

@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { VERSION } from '../version.js';
+import { swaggerCsp } from './security.js';
 
 /**
  * OpenAPI generated from the same zod schemas that validate the routes, served at
@@ -31,7 +32,8 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(swaggerUi, { routePrefix: '/api/v1/docs', staticCSP: true });
+  // Swagger UI sets its own hash-based policy on its pages; framing and plain HTTP as everywhere (security.ts).
+  await app.register(swaggerUi, { routePrefix: '/api/v1/docs', staticCSP: true, transformStaticCSP: swaggerCsp });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
+import { inlineScriptsOf } from './security.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -105,6 +106,11 @@ export function guestRoot(): string | null {
     if (existsSync(path.join(candidate, 'index.html'))) return candidate;
   }
   return null;
+}
+
+/** The inline scripts (import maps) of the staff app's and the guest pages' HTML, for the Content-Security-Policy. */
+export function staticInlineScripts(): string[] {
+  return [uiRoot(), guestRoot()].flatMap((root) => (root ? inlineScriptsOf(readFileSync(path.join(root, 'index.html'), 'utf8')) : []));
 }
 
 /**

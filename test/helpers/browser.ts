@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { lane } from './db.js';
 
@@ -34,9 +34,20 @@ export function describeBrowser(name: string, body: () => void): void {
       }
     });
   } else {
-    describe(name, body);
+    describe(name, () => {
+      // Every page runs under the server's Content-Security-Policy (issue 28 point 6): a test in which
+      // Chromium refused a script, style, image or connection because of it fails.
+      afterEach(() => {
+        const refused = cspViolations.splice(0);
+        expect(refused, 'Content-Security-Policy violations').toEqual([]);
+      });
+      body();
+    });
   }
 }
+
+/** What Chromium reported as refused by a Content-Security-Policy since the last test ended. */
+export const cspViolations: string[] = [];
 
 export async function launch(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
@@ -53,6 +64,9 @@ export async function device(browser: Browser, opts: { width: number; height: nu
   opts.contexts?.push(ctx);
   const page = await ctx.newPage();
   page.on('pageerror', (err) => console.error('pageerror:', err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content Security Policy/i.test(msg.text())) cspViolations.push(`${page.url()}: ${msg.text()}`);
+  });
   await page.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
     opts.external?.push(route.request().url());
     return route.abort();

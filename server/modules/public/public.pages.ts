@@ -21,15 +21,12 @@ const shell = (title: string, body: string) => `<!doctype html>
 <html lang="nl"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 
-export function returnPage(paymentId: string): string {
-  return shell(
-    'Je betaling',
-    `<h1>Je betaling</h1>
-<p id="restaurant" class="muted"></p>
-<p>Betaling: <span id="status" data-testid="payment-status">even kijken…</span></p>
-<p id="bestelling" data-testid="order"></p>
-<script type="module">
-const id = ${JSON.stringify(paymentId)};
+/**
+ * The return page's script: the same text on every page (the payment id comes from the markup), so
+ * the Content-Security-Policy allows it by its hash (server/plugins/security.ts).
+ */
+export const RETURN_PAGE_SCRIPT = `
+const id = document.getElementById('betaling').dataset.payment;
 const NL = { open: 'nog niet afgerond', paid: 'betaald', failed: 'mislukt', expired: 'verlopen', canceled: 'geannuleerd' };
 async function load() {
   const r = await fetch('/api/v1/public/betaling/' + encodeURIComponent(id) + '/status');
@@ -42,6 +39,15 @@ async function load() {
   if (p.status === 'open') setTimeout(load, 2000);
 }
 load();
-</script>`,
+`;
+
+export function returnPage(paymentId: string): string {
+  return shell(
+    'Je betaling',
+    `<h1 id="betaling" data-payment="${esc(paymentId)}">Je betaling</h1>
+<p id="restaurant" class="muted"></p>
+<p>Betaling: <span id="status" data-testid="payment-status">even kijken…</span></p>
+<p id="bestelling" data-testid="order"></p>
+<script type="module">${RETURN_PAGE_SCRIPT}</script>`,
   );
 }
