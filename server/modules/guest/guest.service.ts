@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import QRCode from 'qrcode';
 import { notFound } from '../../shared/errors.js';
 import type { FloorService } from '../floor/floor.service.js';
@@ -15,6 +16,15 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&
  */
 export function createGuestService(deps: { config: { publicBaseUrl?: string }; tenants: TenantsService; floor: FloorService }) {
   const { config, tenants, floor } = deps;
+  // A code depends on its URL only, and rendering one (a 360-pixel PNG) costs ≈ 30 ms of CPU: each URL
+  // is rendered once (concurrent requests share the rendering) and kept, at most 16 MB of data URLs
+  // (≈ 3,000 codes), least recently used out first (issue 28 point 10).
+  const codes = new LRUCache<string, string>({
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (dataUrl) => dataUrl.length,
+    fetchMethod: (url) => QRCode.toDataURL(url, { margin: 2, width: 360, errorCorrectionLevel: 'M' }),
+  });
+  const qrPng = async (url: string): Promise<string> => (await codes.fetch(url))!;
   return {
     /** Every live table with its pay URL and QR code (PNG data URL), zone by zone. */
     async tableCodes(tenantId: string, requestOrigin: string) {
@@ -27,7 +37,7 @@ export function createGuestService(deps: { config: { publicBaseUrl?: string }; t
         const tables = [];
         for (const t of z.tables) {
           const url = tablePayUrl(base, tenant.slug, t.name);
-          tables.push({ id: t.id, name: t.name, url, qr_png: await QRCode.toDataURL(url, { margin: 2, width: 360, errorCorrectionLevel: 'M' }) });
+          tables.push({ id: t.id, name: t.name, url, qr_png: await qrPng(url) });
         }
         zones.push({ name: z.name, tables });
       }

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import QRCode from 'qrcode';
+import { describe, expect, it, vi } from 'vitest';
 import { createTestApp } from '../../../helpers/app.js';
 import { decodeQrPng } from '../../../helpers/qr.js';
 
@@ -54,5 +55,30 @@ describe('table QR codes', () => {
     const other = await t.seedTenant();
     const theirs = (await t.req({ method: 'GET', url: '/api/v1/floorplan/qr-codes', cookie: await other.adminCookie() })).json();
     expect(theirs.zones).toEqual([]);
+  });
+});
+
+/** Issue 28 point 10: the QR pages took ≈ 1 s a request (8 at once: > 5 s); codes are rendered once and cached. */
+describe('issue 28 point 10: table QR codes are rendered once', () => {
+  it('eight sheets at once and the codes list after them render each table’s code once; a renamed table renders only its new code', async () => {
+    const t = await createTestApp();
+    const r = await t.seedTenant();
+    const admin = await r.adminCookie();
+    const post = async (url: string, payload: object) => (await t.req({ method: 'POST', url: `/api/v1${url}`, cookie: admin, payload })).json();
+    const zone = await post('/floorplan/zones', { name: 'Binnen' });
+    const tables = [];
+    for (let i = 1; i <= 6; i++) tables.push(await post('/floorplan/tables', { zone_id: zone.id, name: `${i}`, seats: 4, x: 10 * i, y: 10 }));
+    const render = vi.spyOn(QRCode, 'toDataURL');
+    const sheets = await Promise.all(Array.from({ length: 8 }, () => t.req({ method: 'GET', url: '/api/v1/floorplan/qr-sheet', cookie: admin })));
+    expect(sheets.map((s) => s.statusCode)).toEqual(Array(8).fill(200));
+    expect(new Set(sheets.map((s) => s.body)).size).toBe(1);
+    expect(render).toHaveBeenCalledTimes(6);
+    expect((await t.req({ method: 'GET', url: '/api/v1/floorplan/qr-codes', cookie: admin })).statusCode).toBe(200);
+    expect(render).toHaveBeenCalledTimes(6);
+    expect((await t.req({ method: 'PATCH', url: `/api/v1/floorplan/tables/${tables[0].id}`, cookie: admin, payload: { name: '1a' } })).statusCode).toBe(200);
+    const after = (await t.req({ method: 'GET', url: '/api/v1/floorplan/qr-codes', cookie: admin })).json();
+    expect(render).toHaveBeenCalledTimes(7);
+    const renamed = after.zones[0].tables.find((x: { name: string }) => x.name === '1a');
+    expect(decodeQrPng(Buffer.from(renamed.qr_png.replace(/^data:image\/png;base64,/, ''), 'base64'))).toBe(renamed.url);
   });
 });
