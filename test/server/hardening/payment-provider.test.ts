@@ -14,7 +14,7 @@ import { baseEnv, runTs, tempDataDir } from '../../helpers/process.js';
 const UNREACHABLE = 'postgres://nobody@127.0.0.1:1/none'; // never opened when start-up is refused first
 
 describe(`issue 28 point 5: a cloud needs a payment provider (${lane})`, () => {
-  it('ROLE=cloud without MOLLIE_API_KEY and without PAYMENT_PROVIDER=simulator does not start: exit 2 and a Dutch message naming both', async () => {
+  it('ROLE=cloud without MOLLIE_API_KEY and without PAYMENT_PROVIDER=simulator does not start: exit 2 and a Dutch message naming both', { timeout: 120_000 }, async () => {
     const r = await runTs('server/main.ts', [], baseEnv({ DATA_DIR: tempDataDir(), ROLE: 'cloud', DATABASE_URL: UNREACHABLE, PORT: '0' }));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^Ongeldige configuratie:/);
