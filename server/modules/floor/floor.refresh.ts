@@ -4,9 +4,9 @@ import { floorRepository as repo } from './floor.repository.js';
 import { computeStatuses, refresh } from './floor.status.js';
 
 /**
- * The floor's minute job and the safety net after sync: closes open bills that payments or
- * cancellations arriving through sync settled, then announces every table whose status changed
- * since it was last announced here. Part of the floor service (floor.service.ts).
+ * What the floor's minute job (floor.jobs.ts) runs, the safety net after sync: closes open bills
+ * that payments or cancellations arriving through sync settled, then announces every table whose
+ * status changed since it was last announced here. Part of the floor service (floor.service.ts).
  */
 export function createFloorRefresh(ctx: FloorContext, bills: Pick<FloorBills, 'repairPaidBills'>) {
   const { db, changes, clock } = ctx;

@@ -15,7 +15,7 @@ export type { BillPaymentRequest, BillPaymentResult, TableBill } from './floor.b
  * - floor.status.ts       a table's live status, its announcement, the floor plan, the manual status
  * - floor.bills.ts        bills: rounds, payments, closing (floor.bill-family.ts reads a bill and its merged bills)
  * - floor.order-hooks.ts  the orders module's hooks (an order is a round of its table's bill)
- * - floor.refresh.ts      the minute job: settles bills that sync settled, announces status changes
+ * - floor.refresh.ts      what the minute job (floor.jobs.ts) runs: settles bills that sync settled, announces status changes
  */
 export function createFloorService(deps: FloorDeps) {
   const ctx: FloorContext = { ...deps, reservations: null };
