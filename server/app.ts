@@ -30,6 +30,8 @@ export interface AppDeps {
   changes: ChangeLog;
   services: Services;
   logger?: FastifyServerOptions['logger'];
+  /** The staff app's version for its service worker (default: server/version.ts); tests start a "new version" with it. */
+  appVersion?: string;
 }
 
 export { RATE_LIMIT_EXEMPT } from './shared/rate-limit.js';
@@ -102,6 +104,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async () => {
     if (closing) throw shuttingDown();
   });
+  // A request still answered while closing (in flight, or a long-poll answered early) ends its
+  // connection, so a kept-alive client does not hold the close up (Node closes idle connections only
+  // once, when the close begins).
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   await app.register(cookie);
   await app.register(rateLimit, {
     // With Redis the budget is one per client IP across all nodes; a Redis outage lets requests
@@ -140,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerModules(app, deps, deps.services);
   await app.register(pagesRoutes, { tenants: deps.services.tenants, role: config.role });
-  await app.register(import('./plugins/ui.js')); // the staff app at /app/ (app/ui, static files)
+  await app.register((await import('./plugins/ui.js')).uiRoutes, { version: deps.appVersion }); // the staff app at /app/ (app/ui, static files)
   await app.register((await import('./plugins/ui.js')).guestRoutes); // the guest pages at /g/:slug/ (app/guest)
   return app;
 }

@@ -32,7 +32,7 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
 /** config → db → migrate → services → app: the start-up order of ARCHITECTURE §2, shared by main, CLI and tests. */
 export async function createRuntime(
   config: Config,
-  opts: { clock?: Clock; logger?: FastifyServerOptions['logger']; db?: OpenDbOptions; handle?: DbHandle } = {},
+  opts: { clock?: Clock; logger?: FastifyServerOptions['logger']; db?: OpenDbOptions; handle?: DbHandle; appVersion?: string } = {},
 ): Promise<Runtime> {
   const handle = opts.handle ?? openDb(opts.db ?? { databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
   try {
@@ -41,7 +41,7 @@ export async function createRuntime(
     const changes = new ChangeLog(handle.db, clock, await originName(handle.db, config.role));
     const deps = { config, handle, clock, changes };
     const services = createServices(deps);
-    const app = await buildApp({ ...deps, services, logger: opts.logger ?? false });
+    const app = await buildApp({ ...deps, services, logger: opts.logger ?? false, appVersion: opts.appVersion });
     const sync = createSyncWorker({ ...deps, registry: syncRegistry, board: services.sync.board, log: (msg, extra) => app.log.info(extra ?? {}, msg) });
     let closed = false;
     return {

@@ -148,6 +148,31 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
   const window = deps.window ?? cloudWindow();
   const budget = deps.budget ?? DEVICE_BUDGET;
 
+  /**
+   * Waiting long-polls per tenant, woken by one pair of change-log listeners (this node's commits
+   * and other nodes' notices, server/cluster.ts) instead of a pair per poll: a node holds hundreds of
+   * appliances' polls without piling listeners onto the change log.
+   */
+  const waiting = new Map<string, Set<() => void>>();
+  const wakeTenant = (tenantId: string) => {
+    for (const wake of waiting.get(tenantId) ?? []) wake();
+  };
+  let listening = false;
+  function waitForCommit(tenantId: string, wake: () => void): () => void {
+    if (!listening) {
+      listening = true;
+      changes.on('committed', wakeTenant);
+      changes.on('remote', wakeTenant);
+    }
+    let set = waiting.get(tenantId);
+    if (!set) waiting.set(tenantId, (set = new Set()));
+    set.add(wake);
+    return () => {
+      set.delete(wake);
+      if (set.size === 0 && waiting.get(tenantId) === set) waiting.delete(tenantId);
+    };
+  }
+
   /** The key may have been revoked since the request was authenticated (a long-poll, a long push): check again. */
   async function assertActive(exec: Executor, device: DeviceRow): Promise<void> {
     const row = await exec.selectFrom('sync_devices').select(['revoked_at', 'key_hash']).where('id', '=', device.id).executeTakeFirst();
@@ -528,12 +553,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         .catch(() => {});
       let wake: (() => void) | undefined;
       const woke = new Promise<void>((resolve) => (wake = resolve));
-      const listener = (tenantId: string) => {
-        if (tenantId === device.tenant_id) wake!();
-      };
-      if (q.wait > 0) changes.on('committed', listener);
-      // Another cloud node's commit (server/cluster.ts relays its notice) wakes this poll too.
-      if (q.wait > 0) changes.on('remote', listener);
+      // A commit of this tenant (here, or on another cloud node) wakes this poll.
+      const unwait = q.wait > 0 ? waitForCommit(device.tenant_id, () => wake!()) : () => {};
       try {
         let page = await readPage(device.tenant_id, q.cursor, q.limit);
         if (page.changes.length === 0 && q.wait > 0 && !signal?.aborted) {
@@ -557,8 +578,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         if (isTransientDbError(err)) throw unavailable();
         throw err;
       } finally {
-        changes.off('committed', listener);
-        changes.off('remote', listener);
+        unwait();
       }
     },
   };

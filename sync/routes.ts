@@ -71,6 +71,17 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
     });
   }
 
+  // Open long-polls (GET /sync/pull with `wait`): when the server starts to close they are answered at
+  // once with what there is (normally nothing), instead of holding the close up for their whole wait;
+  // the appliance polls again, on another cloud node or, with this one gone, after its back-off.
+  const polls = new Set<AbortController>();
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    for (const poll of polls) poll.abort();
+    done();
+  });
+
   app.get(
     '/sync/status',
     { preHandler: app.requireSession, schema: { tags: ['Synchronisatie'], summary: 'Sync state of this node: pending changes, oldest, last success and error', response: { 200: Status, ...errors(401) } } },
@@ -165,9 +176,15 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
     async (request, reply) => {
       const device = await sync.cloud.authenticate(request.headers.authorization);
       const abort = new AbortController();
-      // The appliance hung up during a long-poll: stop waiting.
+      // The appliance hung up during a long-poll, or this server is closing: stop waiting.
       reply.raw.once('close', () => abort.abort());
-      return sync.cloud.pull(device, request.query, abort.signal);
+      polls.add(abort);
+      if (closing) abort.abort(); // arrived while the close began
+      try {
+        return await sync.cloud.pull(device, request.query, abort.signal);
+      } finally {
+        polls.delete(abort);
+      }
     },
   );
 };

@@ -20,6 +20,8 @@ import { SESSION_COOKIE } from './auth.js';
 export interface ServerToClientEvents {
   /** First message after connecting (and after catch-up): the tenant's current position. */
   hello: (e: { seq: number }) => void;
+  /** The server is stopping (SIGTERM, the desktop app quitting): the connection closes right after; show offline now and reconnect when it is back. */
+  'server:closing': (e: { reason: 'shutdown' }) => void;
   /** The client's last_seq is too old to replay: re-fetch GET /orders/live and continue from `seq`. */
   resync: (e: { seq: number }) => void;
 }
@@ -200,7 +202,15 @@ async function realtimePlugin(
   app: FastifyInstance,
   opts: RealtimePluginOptions,
 ): Promise<void> {
-  const io: RealtimeServer = new Server(app.server, { serveClient: true, cors: { origin: false }, ...(opts.adapter ? { adapter: opts.adapter } : {}) });
+  // Set when the server starts to close: new connections are refused (the HTTP handshake itself, so
+  // nothing is left open that would hold the close up).
+  let closing = false;
+  const io: RealtimeServer = new Server(app.server, {
+    serveClient: true,
+    cors: { origin: false },
+    allowRequest: (_req, callback) => callback(closing ? 'De server wordt afgesloten.' : null, !closing),
+    ...(opts.adapter ? { adapter: opts.adapter } : {}),
+  });
   app.decorate('io', io);
   const fanout = new TenantFanout(io, opts.db, opts.changes, opts.events);
 
@@ -248,6 +258,15 @@ async function realtimePlugin(
       }, opts.sweepMs ?? 5000)
     : undefined;
   sweep?.unref();
+  // Stopping (SIGTERM): before the HTTP server waits for its connections, tell this node's tablets it
+  // is going away and close their sockets, so they show offline at once and the close does not wait
+  // for them (an open socket would hold it up to the 10 s limit). Local only: other cloud nodes stay.
+  app.addHook('preClose', (done) => {
+    closing = true;
+    io.local.emit('server:closing', { reason: 'shutdown' });
+    io.local.disconnectSockets(true);
+    done();
+  });
   app.addHook('onClose', async () => {
     clearInterval(sweep);
     opts.changes.off('committed', listener);

@@ -25,8 +25,8 @@ export interface DeliveryWorkerOptions {
   dialect: Dialect;
   clock: Clock;
   timers?: Timers;
-  /** One attempt: sign and POST (webhooks.service.ts). */
-  send: (delivery: DeliveryRow, webhook: SubscriptionRow) => Promise<PostResult>;
+  /** One attempt: sign and POST (webhooks.service.ts); `signal` aborts it when the worker closes. */
+  send: (delivery: DeliveryRow, webhook: SubscriptionRow, signal: AbortSignal) => Promise<PostResult>;
   /** How long a claim keeps other nodes off a delivery (far longer than one attempt's 10 s). */
   leaseMs?: number;
   /** The longest one attempt can take (its timeout), for keeping every attempt inside its claim. */
@@ -63,6 +63,8 @@ export class DeliveryWorker {
   private running: Promise<number> | null = null;
   private again = false;
   private timer: unknown = null;
+  /** Aborted by close(): attempts in flight end at once (a shutdown does not wait for slow receivers). */
+  private readonly stopping = new AbortController();
   /** When the pending wake-up fires (clock ms), for tests and diagnostics. */
   wakeAt: number | null = null;
 
@@ -116,9 +118,14 @@ export class DeliveryWorker {
     while (this.running) await this.running.catch(() => 0);
   }
 
-  /** Stops the timers and waits for the attempts in flight (at most one attempt's timeout). */
+  /**
+   * Stops the timers, aborts the attempts in flight and waits for their bookkeeping. An aborted
+   * attempt does not count: its delivery goes back to the queue as it was and is sent again (same
+   * delivery id, so a receiver that did get it de-duplicates) after the restart or by another node.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
     if (this.timer) this.timers.clear(this.timer);
     this.timer = null;
     this.wakeAt = null;
@@ -177,7 +184,7 @@ export class DeliveryWorker {
     await Promise.all(
       [...byHook].map(async ([hookId, rows]) => {
         for (const d of rows) {
-          if (Date.now() > startBy) {
+          if (Date.now() > startBy || this.closed) {
             await webhooksRepository.finish(db, d.id, token, {});
             continue;
           }
@@ -203,10 +210,15 @@ export class DeliveryWorker {
     }
     let result: PostResult;
     try {
-      result = await this.opts.send(d, hook);
+      result = await this.opts.send(d, hook, this.stopping.signal);
     } catch (err) {
       this.opts.onError?.(err);
       result = { ok: false, status: null, error: 'Versturen mislukt.', final: false, ms: 0 };
+    }
+    if (!result.ok && this.stopping.signal.aborted) {
+      // Cut off by close(): back to the queue uncounted.
+      await webhooksRepository.finish(db, d.id, token, {});
+      return null;
     }
     if (result.ok) return result.status ?? 200;
     const at = clock.now();

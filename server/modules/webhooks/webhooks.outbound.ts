@@ -215,7 +215,7 @@ export async function postOnce(
   url: string,
   body: string,
   headers: Record<string, string>,
-  opts: { allowPrivate: boolean; resolve: Resolver; timeoutMs: number },
+  opts: { allowPrivate: boolean; resolve: Resolver; timeoutMs: number; signal?: AbortSignal },
 ): Promise<PostResult> {
   const started = Date.now();
   const controller = new AbortController();
@@ -224,6 +224,10 @@ export async function postOnce(
     timedOut = true;
     controller.abort();
   }, opts.timeoutMs);
+  // The sender is stopping (shutdown): the attempt ends now, like a timeout (the caller knows why).
+  const stop = () => controller.abort();
+  if (opts.signal?.aborted) stop();
+  opts.signal?.addEventListener('abort', stop, { once: true });
   const done = (r: Omit<PostResult, 'ms'>): PostResult => ({ ...r, ms: Date.now() - started });
   try {
     const target = new URL(url);
@@ -283,6 +287,7 @@ export async function postOnce(
     return done({ ok: false, status: null, error: describeError(err, timedOut ? opts.timeoutMs : null), final: false });
   } finally {
     clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', stop);
   }
 }
 
@@ -298,6 +303,7 @@ export function sendDelivery(
   d: { id: string; body: string; event_type: string; attempts: number },
   hook: { url: string; secret: string },
   net: SendNet,
+  signal?: AbortSignal,
 ): Promise<PostResult> {
   const headers = {
     'x-service-signature': signature(hook.secret, d.body),
@@ -305,5 +311,5 @@ export function sendDelivery(
     'x-service-event': d.event_type,
     'x-service-attempt': String(d.attempts + 1),
   };
-  return postOnce(hook.url, d.body, headers, { allowPrivate: net.allowPrivate, resolve: net.resolve, timeoutMs: net.timeoutMs });
+  return postOnce(hook.url, d.body, headers, { allowPrivate: net.allowPrivate, resolve: net.resolve, timeoutMs: net.timeoutMs, signal });
 }

@@ -18,7 +18,7 @@ const report = (err: unknown) => send({ type: 'error', message: err instanceof E
 
 const handle = openDb({ ...data.connection, pgPoolSize: 3 });
 const net: SendNet = { resolve: systemResolver, timeoutMs: data.timeoutMs, allowPrivate: data.allowPrivate };
-const worker = new DeliveryWorker({ db: handle.db, dialect: handle.dialect, clock: systemClock, send: (d, hook) => sendDelivery(d, hook, net), onError: report });
+const worker = new DeliveryWorker({ db: handle.db, dialect: handle.dialect, clock: systemClock, send: (d, hook, signal) => sendDelivery(d, hook, net, signal), onError: report });
 
 port.on('message', (m: ToThread) => {
   if (m.type === 'kick') worker.kick();

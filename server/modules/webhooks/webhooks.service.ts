@@ -149,7 +149,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
   }
 
   /** One attempt of one delivery: sign the stored body with the webhook's current secret and POST it. */
-  const send = (d: DeliveryRow, hook: SubscriptionRow) => sendDelivery(d, hook, net);
+  const send = (d: DeliveryRow, hook: SubscriptionRow, signal?: AbortSignal) => sendDelivery(d, hook, net, signal);
 
   /** Where failures of the worker go (the routes plugin points it at the app's logger). */
   const log = { error: (err: unknown, msg: string): void => console.error(msg, err) };

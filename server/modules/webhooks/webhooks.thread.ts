@@ -3,7 +3,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OpenDbOptions } from '../../db/connection.js';
-import { ATTEMPT_TIMEOUT_MS } from './webhooks.schemas.js';
+
+/** How long close() lets the thread finish its bookkeeping before it is terminated (the cloud exits within 2 s of SIGTERM). */
+export const CLOSE_MS = 1000;
 
 /** What runs the delivery queue on a sending node: the inline DeliveryWorker or the sender thread. */
 export interface Sender {
@@ -124,14 +126,18 @@ export class ThreadSender implements Sender {
     });
   }
 
-  /** Stops the thread after the attempts in flight (at most one attempt's timeout, then it is terminated). */
+  /**
+   * Stops the thread: it aborts its attempts in flight (they go back to the queue uncounted), closes
+   * its pool and exits. One that has not exited within CLOSE_MS is terminated: the queue's rows are
+   * the whole state (a claim it held runs out like a dead node's), so a shutdown never waits long.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const thread = this.thread;
     if (!thread) return;
     this.post({ type: 'close' });
-    const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), ATTEMPT_TIMEOUT_MS + 5000).unref());
+    const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), CLOSE_MS).unref());
     if ((await Promise.race([this.exited, deadline])) === 'late') await thread.terminate();
   }
 

@@ -224,6 +224,28 @@ describe('webhook delivery (CONTRACT §12)', () => {
     expect((await deliveries(s, hook.id))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
+  it('closing the worker (shutdown) ends an attempt in flight at once: the delivery goes back to the queue uncounted and is sent later with the same id', async () => {
+    const s = await setup();
+    const hook = await subscribe(s, s.rx.url, ['order.created']);
+    s.rx.answer = 'hang';
+    await newOrder(s);
+    await until(() => s.rx.requests.length === 1, 5000, 'the attempt in flight');
+    const started = Date.now();
+    await s.t.services.webhooks.worker.close();
+    // Well under the 10 s attempt timeout the close used to wait for.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const row = await s.t.handle.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', hook.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'pending', attempts: 0, lock_token: null, locked_until: null });
+
+    // The next node (or this one after its restart) sends it: the same delivery id the receiver saw.
+    s.rx.answer = 200;
+    const next = new DeliveryWorker({ db: s.t.handle.db, dialect: s.t.handle.dialect, clock: s.t.clock, send: (d, h, signal) => s.t.services.webhooks.sendOnce(d, h, signal) });
+    onTestFinished(() => next.close());
+    expect(await next.runDue()).toBe(1);
+    expect(s.rx.requests.map((q) => q.headers['x-service-delivery'])).toEqual([row.id, row.id]);
+    expect((await deliveries(s, hook.id))[0]).toMatchObject({ id: row.id, status: 'delivered', attempts: 1 });
+  });
+
   it('finished deliveries are kept 30 days after their last attempt, then the nightly job deletes them; pending ones stay', async () => {
     const s = await setup();
     const hook = await subscribe(s, s.rx.url, ['order.created']);
