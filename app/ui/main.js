@@ -6,6 +6,10 @@ import { get, post, setOnExpired } from './lib/api.js';
 import { connect, disconnect, useLive } from './lib/live.js';
 import { go, useRoute } from './lib/router.js';
 import { setStore, store, useStore } from './lib/store.js';
+import { forgetReads, forgetSession, lastSession, rememberSession, unreachable } from './lib/offline.js';
+import { OfflineBanners, OutboxBadge, useConnection, useStaleMark } from './lib/offline-ui.js';
+import { flush, refresh } from './lib/outbox.js';
+import { startApp } from './lib/pwa.js';
 import Login from './screens/login.js';
 
 /** Every screen: where it lives, who sees it. `nav: false` screens are reached from other screens. */
@@ -58,6 +62,7 @@ function Indicators() {
   return html`<div class="indicators">
     <span id="conn" class="conn" data-state=${s.conn}>${s.conn === 'live' ? 'Live' : s.conn === 'offline' ? 'Geen verbinding' : 'Verbinden…'}</span>
     <span id="cloud" class="conn" data-state=${cloud[0]}>${cloud[1]}</span>
+    <${OutboxBadge} />
   </div>`;
 }
 
@@ -68,23 +73,29 @@ function Nav({ path, admin }) {
   </nav>`;
 }
 
-/** Loads a screen's module the first time it is opened. */
+/** Loads a screen's module the first time it is opened; one that could not load is tried again when the server is back. */
 function Lazy({ screen, query }) {
+  const s = useStore();
   const [mod, setMod] = useState(/** @type {any} */ (null));
   const [error, setError] = useState('');
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     let current = true; // a slower earlier import must not replace the screen asked for later
     setMod(null);
     setError('');
-    import(screen.file).then(
+    // A failed import stays failed for its URL in the page: a retry asks with another one.
+    import(attempt ? `${screen.file}?poging=${attempt}` : screen.file).then(
       (m) => current && setMod(m),
-      (err) => current && setError(`Dit scherm kon niet laden: ${err.message}`),
+      () => current && setError('Dit scherm kon niet laden: er is geen verbinding met de server. Het laadt vanzelf zodra de verbinding terug is.'),
     );
     return () => {
       current = false;
     };
-  }, [screen.file]);
-  if (error) return html`<p class="error">${error}</p>`;
+  }, [screen.file, attempt]);
+  useEffect(() => {
+    if (error && s.conn === 'live') setAttempt((n) => n + 1);
+  }, [s.conn, error]);
+  if (error) return html`<p class="error" role="alert">${error} <button type="button" onClick=${() => setAttempt((n) => n + 1)}>Opnieuw proberen</button></p>`;
   if (!mod) return html`<p class="muted">Laden…</p>`;
   const C = mod.default;
   return html`<${C} query=${query} />`;
@@ -102,6 +113,8 @@ function App() {
   const s = useStore();
   const route = useRoute();
   useLive(['sync:status'], (st) => setStore({ sync: { status: st, at: Date.now() } }));
+  useConnection();
+  const stale = useStaleMark();
   useEffect(() => {
     const t = setInterval(() => store.session && void loadSync(), 60_000);
     const vis = () => document.visibilityState === 'visible' && store.session && void loadSync();
@@ -117,13 +130,14 @@ function App() {
   document.body.dataset.role = s.session.role;
   return html`<div class="app">
     <${SyncBanner} />
+    <${OfflineBanners} />
     <header class="topbar">
       <div class="who"><strong id="tenant-name">${s.session.tenant.name}</strong> <span id="user-name">${s.session.user.name}</span>${admin ? html` <span id="role-badge" class="badge">beheerder</span>` : null}</div>
       <${Indicators} />
       <button type="button" id="logout" onClick=${logout}>Uitloggen</button>
     </header>
     <${Nav} path=${screen.path} admin=${admin} />
-    <main class="content"><${Lazy} screen=${screen} query=${route.query} /></main>
+    <main class=${`content${stale ? ' stale' : ''}`}><${Lazy} screen=${screen} query=${route.query} /></main>
     ${s.toast ? html`<div id="toast" class="toast" role="status">${s.toast}</div>` : null}
   </div>`;
 }
@@ -131,12 +145,15 @@ function App() {
 /** @param {any} session */
 async function enter(session) {
   setStore({ session, loginMessage: '' });
+  rememberSession(session);
+  void refresh().then(() => flush());
   connect(expired);
   if (!location.hash) go('/keuken');
   await loadSync();
 }
 
 function expired() {
+  forgetSession();
   disconnect();
   setStore({ session: null, loginMessage: 'Je sessie is verlopen. Log opnieuw in.' });
 }
@@ -144,16 +161,24 @@ setOnExpired(expired);
 
 async function logout() {
   await post('/auth/logout').catch(() => {});
+  forgetSession();
+  void forgetReads();
   disconnect();
   setStore({ session: null, loginMessage: '', sync: null });
 }
 
 (async () => {
+  // Installable app and offline (lib/pwa.js): the service worker, or every screen loaded up front.
+  void startApp(SCREENS.map((x) => new URL(x.file, import.meta.url).href));
   try {
     const session = await get('/auth/me');
     await enter(session);
-  } catch {
-    setStore({ session: null });
+  } catch (err) {
+    // The server cannot be reached: open where this tablet was (its last session), with what it
+    // kept; the server decides again as soon as it answers (an ended session shows the login).
+    const last = unreachable(err) ? lastSession() : null;
+    if (last) await enter(last);
+    else setStore({ session: null });
   }
   render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById('root')));
 })();

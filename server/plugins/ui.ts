@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
 import { inlineScriptsOf } from './security.js';
+import { VERSION } from '../version.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -21,6 +22,7 @@ const VENDOR: Record<string, { pkg: string; file: string }> = {
   'preact-hooks.mjs': { pkg: 'preact', file: 'hooks/dist/hooks.module.js' },
   'htm.mjs': { pkg: 'htm', file: 'dist/htm.module.js' },
   'chart.umd.js': { pkg: 'chart.js', file: 'dist/chart.umd.min.js' },
+  'idb.mjs': { pkg: 'idb', file: 'build/index.js' },
 };
 
 /** A package's folder: from its main entry up to its own package.json (some packages do not export package.json). */
@@ -70,13 +72,39 @@ export function uiRoot(): string | null {
   return null;
 }
 
+/** Every file under `dir` (relative paths with '/'), sorted. */
+function filesUnder(dir: string, rel = ''): string[] {
+  return readdirSync(path.join(dir, rel), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(dir, `${rel}${e.name}/`) : [`${rel}${e.name}`]))
+    .sort();
+}
+
+/** The service worker's script in app/ui; served with its version and file list in front, never cached by itself. */
+const SW_FILE = 'sw.js';
+
+/**
+ * What the staff app's service worker keeps (docs/staff-app.md "Offline"): the shell, every screen
+ * and library module, the vendor files and socket.io's client, under one version: the app's version
+ * (server/version.ts) plus a hash of the files' bytes, so a changed file is a new version too.
+ */
+export function appShell(root: string, version: string): { version: string; files: string[] } {
+  const own = filesUnder(root).filter((f) => f !== SW_FILE);
+  const hash = crypto.createHash('sha256');
+  for (const f of own) hash.update(f).update(readFileSync(path.join(root, f)));
+  for (const name of Object.keys(VENDOR)) hash.update(name).update(vendorFile(name)!.body);
+  return {
+    version: `${version}-${hash.digest('hex').slice(0, 12)}`,
+    files: ['/app/', ...own.filter((f) => f !== 'index.html').map((f) => `/app/${f}`), ...Object.keys(VENDOR).map((n) => `/app/vendor/${n}`), '/socket.io/socket.io.esm.min.js'],
+  };
+}
+
 /**
  * The staff web app (app/ui: plain HTML, CSS and an ES module, no build step) at `/app/`. Everything
  * it loads comes from this server: its own files, the API and socket.io's browser client
  * (`/socket.io/socket.io.esm.min.js`, served by socket.io itself). Encapsulated: `reply.sendFile`
  * stays inside this plugin.
  */
-export const uiRoutes: FastifyPluginAsync = async (app) => {
+export const uiRoutes: FastifyPluginAsync<{ version?: string }> = async (app, opts) => {
   const root = uiRoot();
   if (!root) {
     app.log.warn('app/ui niet gevonden: de personeelsapp (/app/) wordt niet geserveerd');
@@ -89,6 +117,17 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
   });
   // Compressed (gzip/brotli) for the browsers that ask; only these static routes, never the API.
   await app.register(fastifyCompress, { global: true, threshold: 1024 });
+  // The installable app (PWA): every file says which version it belongs to, and the service worker
+  // is its script with the version and the files to keep in front (a new version is a changed
+  // script, which is how browsers notice an update).
+  const shell = appShell(root, opts.version ?? VERSION);
+  const sw = `const VERSION = ${JSON.stringify(shell.version)};\nconst FILES = ${JSON.stringify(shell.files)};\n${readFileSync(path.join(root, SW_FILE), 'utf8')}`;
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-app-version', shell.version);
+  });
+  app.get(`/app/${SW_FILE}`, { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(sw),
+  );
   vendorRoute(app, '/app/vendor/');
   await app.register(fastifyStatic, {
     root,

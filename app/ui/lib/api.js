@@ -1,4 +1,7 @@
-// The API client: JSON in and out, Dutch errors from the server as they are.
+// The API client: JSON in and out, Dutch errors from the server as they are. GETs of the reading
+// screens fall back to the tablet's last known answer when the server cannot be reached (lib/offline.js).
+import { recall, remember, unreachable } from './offline.js';
+
 const API = '/api/v1';
 
 export class ApiError extends Error {
@@ -16,8 +19,8 @@ let onExpired = () => {};
 /** @param {() => void} fn */
 export const setOnExpired = (fn) => (onExpired = fn);
 
-/** @param {string} method @param {string} path @param {unknown} [body] */
-export async function api(method, path, body) {
+/** @param {string} method @param {string} path @param {unknown} [body] @param {{ timeoutMs?: number }} [opts] */
+export async function api(method, path, body, opts = {}) {
   let res;
   try {
     res = await fetch(API + path, {
@@ -25,6 +28,7 @@ export async function api(method, path, body) {
       credentials: 'same-origin',
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined,
     });
   } catch {
     throw new ApiError(0, 'Geen verbinding met de server. Probeer het opnieuw.');
@@ -39,7 +43,20 @@ export async function api(method, path, body) {
   return json;
 }
 
-export const get = (/** @type {string} */ path) => api('GET', path);
+/** A GET; for the reading screens the answer is kept, and given back (marked stale) while the server is unreachable. */
+export async function get(/** @type {string} */ path) {
+  try {
+    const body = await api('GET', path);
+    void remember(path, body);
+    return body;
+  } catch (err) {
+    if (unreachable(err)) {
+      const kept = await recall(path);
+      if (kept !== undefined) return kept;
+    }
+    throw err;
+  }
+}
 export const post = (/** @type {string} */ path, /** @type {unknown} */ body) => api('POST', path, body ?? {});
 export const patch = (/** @type {string} */ path, /** @type {unknown} */ body) => api('PATCH', path, body);
 export const put = (/** @type {string} */ path, /** @type {unknown} */ body) => api('PUT', path, body);

@@ -22,7 +22,9 @@ export function connect(onUnauthorized) {
   disconnect();
   lastSeq = 0;
   setStore({ conn: 'connecting' });
-  const s = io({ auth: (cb) => cb(lastSeq > 0 ? { last_seq: lastSeq } : {}), reconnectionDelayMax: 5000 });
+  // Back-off capped at 1 s (±30 %) and a 3 s limit per attempt: live again within 2 s of the server
+  // being back (issue 27), while a tablet on a dead network still tries only about once a second.
+  const s = io({ auth: (cb) => cb(lastSeq > 0 ? { last_seq: lastSeq } : {}), reconnectionDelay: 250, reconnectionDelayMax: 1000, randomizationFactor: 0.3, timeout: 3000 });
   socket = s;
   s.on('hello', (/** @type {{ seq: number }} */ e) => {
     const first = lastSeq === 0;
@@ -35,23 +37,29 @@ export function connect(onUnauthorized) {
     dispatch('resync', e);
   });
   s.onAny((/** @type {string} */ name, /** @type {any} */ payload) => {
-    if (name === 'hello' || name === 'resync') return;
+    if (name === 'hello' || name === 'resync' || name === 'server:closing') return;
     if (payload && typeof payload.seq === 'number') {
       if (payload.seq <= lastSeq) return; // already seen (a replay crossing a live event)
       lastSeq = payload.seq;
     }
     dispatch(name, payload);
   });
+  // The server is stopping (docs/realtime.md): offline now, not when the socket notices.
+  s.on('server:closing', () => setStore({ conn: 'offline' }));
   s.on('disconnect', (/** @type {string} */ reason) => {
     setStore({ conn: 'offline' });
-    // The server closed this connection on purpose: socket.io does not retry that by itself.
-    if (reason === 'io server disconnect') setTimeout(() => socket === s && s.connect(), 1000);
+    // The server closed this connection on purpose (it stops, or restarts): socket.io does not retry
+    // that by itself; its reconnection (capped back-off, above) takes over when this first try fails.
+    if (reason === 'io server disconnect') setTimeout(() => socket === s && s.connect(), 250);
   });
   s.on('connect_error', (/** @type {Error & { data?: { code?: string } }} */ err) => {
     setStore({ conn: 'offline' });
     if (err.data?.code === 'UNAUTHORIZED') onUnauthorized();
   });
 }
+
+/** Tells the screens to fetch everything again (they showed the tablet's last known copy: lib/offline.js). */
+export const resync = () => dispatch('resync', { seq: lastSeq });
 
 export function disconnect() {
   socket?.disconnect();

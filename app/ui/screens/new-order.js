@@ -1,7 +1,9 @@
 // New order: the menu by category, quantities, a note and (optionally) a table. One idempotency key
-// per draft: a double tap or a retry of the same draft creates one order.
+// per draft: a double tap or a retry of the same draft creates one order. Without a connection the
+// order is kept on the tablet and sent when the server is back (lib/outbox.js).
 import { html, useEffect, useMemo, useState } from '../lib/html.js';
-import { get, newKey, post } from '../lib/api.js';
+import { get, newKey } from '../lib/api.js';
+import { placeOrder } from '../lib/outbox.js';
 import { euro } from '../lib/format.js';
 import { go } from '../lib/router.js';
 import { toast } from '../lib/store.js';
@@ -50,13 +52,16 @@ export default function NewOrder({ query }) {
     if (sending || lines.size === 0) return;
     setSending(true);
     try {
-      const order = await post('/orders', {
+      const body = {
         items: [...lines].map(([product_id, quantity]) => ({ product_id, quantity })),
         ...(notes.trim() ? { notes: notes.trim() } : {}),
         ...(tableId ? { table_id: tableId } : {}),
         idempotency_key: key,
-      });
-      toast(`Bestelling ${order.number} geplaatst.`);
+      };
+      const table = tables.find((t) => t.id === tableId);
+      const summary = { table: table ? `Tafel ${table.name}` : undefined, lines: [...lines].map(([id, quantity]) => ({ name: byId.get(id)?.name ?? 'Onbekend gerecht', quantity })), total_cents: total };
+      const placed = await placeOrder(body, summary);
+      toast('order' in placed ? `Bestelling ${placed.order.number} geplaatst.` : 'Geen verbinding: de bestelling is bewaard en wordt verstuurd zodra de server terug is.');
       go(query.get('terug') ?? '/keuken');
     } catch (err) {
       // The key stays: tapping again retries the same order (the server answers with the original).
