@@ -104,11 +104,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async () => {
     if (closing) throw shuttingDown();
   });
-  // A request still answered while closing (in flight, or a long-poll answered early) ends its
-  // connection, so a kept-alive client does not hold the close up (Node closes idle connections only
-  // once, when the close begins).
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
+  // A kept-alive connection that becomes idle while closing (its request was in flight, or a
+  // long-poll answered early) is closed too, or it would hold the close up (Node closes idle
+  // connections only once, when the close begins). One with a pipelined request still gets its 503.
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
   await app.register(cookie);
   await app.register(rateLimit, {

@@ -55,7 +55,9 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<St
     closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => app.log.error(m) } }, async ({ signal, err }) => {
       if (err) app.log.error({ err }, 'fatal error, shutting down');
       else app.log.info({ signal }, 'shutting down');
+      const began = performance.now();
       await runtime.close();
+      app.log.info({ ms: Math.round(performance.now() - began) }, 'stopped');
     });
   }
   return Object.assign(runtime, { url });
