@@ -142,7 +142,7 @@ describe.runIf(lane === 'postgres')('SIGTERM on the cloud (PostgreSQL, real proc
   it('with 50 open sync long-polls and a webhook attempt hanging in the sender thread: the polls are answered at once, the process exits 0 within 2 s, and the delivery goes back to the queue', async () => {
     const db = await freshDatabase(PG_URL);
     onTestFinished(() => db.drop());
-    const config = loadConfig({ ROLE: 'cloud', DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+    const config = loadConfig({ ROLE: 'cloud', DATABASE_URL: db.url, LOG_LEVEL: 'silent', PAYMENT_PROVIDER: 'simulator' });
     const seed = await createRuntime(config);
     const { tenant } = await seed.services.tenants.create({ slug: 'wolk', name: 'Eetcafé Wolk', admin_email: 'a@wolk.test', admin_password: 'geheim-wachtwoord-1' });
     await seed.services.users.create(tenant.id, { name: 'Sanne', role: 'staff', pin: '2468' });
@@ -152,7 +152,7 @@ describe.runIf(lane === 'postgres')('SIGTERM on the cloud (PostgreSQL, real proc
 
     const rx = await startReceiver();
     rx.answer = 'hang';
-    const server = startServerProcess('server/main.ts', [], baseEnv({ ROLE: 'cloud', DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE: '1' }));
+    const server = startServerProcess('server/main.ts', [], baseEnv({ ROLE: 'cloud', DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE: '1', PAYMENT_PROVIDER: 'simulator' }));
     const base = await started(server);
     const admin = await login(base, { slug: 'wolk', email: 'a@wolk.test', password: 'geheim-wachtwoord-1' }, 'api/v1/auth/admin-login');
     const hook = await fetch(`${base}api/v1/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: admin }, body: JSON.stringify({ url: rx.url, events: ['order.created'] }) });
