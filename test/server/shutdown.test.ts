@@ -22,11 +22,13 @@ import { startReceiver, until } from './modules/webhooks/receiver.js';
 const APPLIANCE_EXIT_MS = 1000;
 const CLOUD_EXIT_MS = 2000;
 /**
- * The bound holds for the server's own stop (SIGTERM handled → everything closed, measured in the
- * process and logged as `stopped`); the wall time from the signal to the process's exit adds the
- * scheduling of a loaded test machine (2 cores shared with other suites), so it gets this much slack.
+ * The bound holds for the server's own stop: from the SIGTERM handler's start to everything closed,
+ * measured in the process and logged as `stopped`, right before `process.exit(0)`. The wall time
+ * from the signal to the exit seen from outside adds the scheduling of a loaded test machine (2 cores
+ * shared with other suites and a browser: up to ≈ 1.5 s more was seen), so it is only checked
+ * against the bound plus this slack (that nothing after the close holds the process).
  */
-const SLACK_MS = 500;
+const SLACK_MS = 1500;
 const stoppedMs = (server: ServerProcess) => Number(server.lines.find((l) => l.msg === 'stopped')?.ms);
 
 async function started(server: ServerProcess): Promise<string> {
