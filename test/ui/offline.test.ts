@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { loadConfig, type Config } from '../../server/config.js';
 import { createRuntime, type Runtime } from '../../server/runtime.js';
-import { ARGS, CHROMIUM, describeBrowser, SHOT_DIR } from '../helpers/browser.js';
+import { ARGS, CHROMIUM, cspViolations, describeBrowser, SHOT_DIR } from '../helpers/browser.js';
 
 /**
  * Tablets that keep working (issue 27), in Chromium against a real server that is really stopped
@@ -81,6 +81,10 @@ describeBrowser('staff app offline (PWA, order queue) in Chromium', () => {
     contexts.push(ctx);
     const page = await ctx.newPage();
     page.on('pageerror', (err) => console.error('pageerror:', err.message));
+    // Under the server's Content-Security-Policy (the service worker and the manifest too): a refusal fails the test.
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && /Content Security Policy/i.test(msg.text())) cspViolations.push(`${page.url()}: ${msg.text()}`);
+    });
     await page.route(/^(?!http:\/\/(127\.0\.0\.1|tablet\.test):)/, (route) => route.abort());
     return page;
   }
