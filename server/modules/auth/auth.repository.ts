@@ -16,16 +16,29 @@ export const authRepository = {
       .where('id', '!=', exceptId)
       .orderBy('created_at')
       .execute(),
+  /** The other attempts of the whole tenant (every address) after `since`: how many, and the newest. */
+  tenantAttemptsSince: async (db: Executor, tenantId: string, since: string, exceptId: string) => {
+    const row = await db
+      .selectFrom('login_failures')
+      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max('created_at').as('newest')])
+      .where('tenant_id', '=', tenantId)
+      .where('created_at', '>', since)
+      .where('id', '!=', exceptId)
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.n), newest: (row.newest as string | null) ?? null };
+  },
   deleteAttempt: (db: Executor, id: string) => db.deleteFrom('login_failures').where('id', '=', id).execute(),
-  clearAttempts: (db: Executor, tenantId: string, ip: string) => db.deleteFrom('login_failures').where('tenant_id', '=', tenantId).where('ip', '=', ip).execute(),
   deleteAttemptsBefore: (db: Executor, before: string) => db.deleteFrom('login_failures').where('created_at', '<', before).execute(),
 
   // ---- sessions
-  /** A new session, and the IP's failures cleared, in one transaction. */
-  startSession: (db: Db, row: SessionsTable & { ip: string }) =>
+  /**
+   * A new session, and the login's own attempt row removed (it was no failure), in one transaction.
+   * The address's earlier failures stay: a success in between does not clear them (issue 28 point 1).
+   */
+  startSession: (db: Db, row: SessionsTable & { ip: string }, attemptId: string) =>
     db.transaction().execute(async (trx) => {
       await trx.insertInto('sessions').values(row).execute();
-      await authRepository.clearAttempts(trx, row.tenant_id, row.ip);
+      await authRepository.deleteAttempt(trx, attemptId);
     }),
   /** A session with its user and tenant (the user's tenant must be the session's). */
   findSession: (db: Executor, tokenHash: string) =>

@@ -16,6 +16,10 @@ export const ABSOLUTE_MS = 8 * 60 * 60_000;
 export const TOUCH_EVERY_MS = 30_000;
 export const LOCKOUT_WINDOW_MS = 15 * 60_000;
 export const LOCKOUT_MAX_FAILURES = 5;
+/** The restaurant-wide brake on PIN logins (issue 28 point 2): from this many failures in the window, from any addresses ... */
+export const BRAKE_FAILURES = 20;
+/** ... one PIN login per this many milliseconds for the whole restaurant. */
+export const BRAKE_INTERVAL_MS = 2_000;
 
 /** A live session (server/shared/session.ts): the auth plugin and the sockets get it through `authenticate`. */
 export type AuthContext = Session;
@@ -37,33 +41,60 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
     for (const [key, entry] of sessionCache) if (users.has(entry.ctx.userId)) sessionCache.delete(key);
   });
 
+  const lockedOut = (earlier: Array<{ created_at: string }>, now: number) => {
+    const releaseAt = new Date(earlier[earlier.length - LOCKOUT_MAX_FAILURES]!.created_at).getTime() + LOCKOUT_WINDOW_MS;
+    const seconds = Math.max(1, Math.ceil((releaseAt - now) / 1000));
+    const minutes = Math.ceil(seconds / 60);
+    return new AppError('RATE_LIMITED', `Te veel mislukte inlogpogingen; probeer het over ${minutes} ${minutes === 1 ? 'minuut' : 'minuten'} opnieuw.`, {
+      headers: { 'retry-after': String(seconds) },
+    });
+  };
+
   /**
    * Counts this login attempt for tenant+IP before the (slow) credential check, and refuses it when
    * 5 earlier attempts in the window are failures or still being checked. Recording first is what
    * makes the limit hold for parallel guesses too: checking first let 20 simultaneous requests all
    * pass the check before any failure was written. The attempt's row stays as the failure record;
-   * a successful login clears the IP's rows (startSession), a refused attempt removes its own.
+   * a successful login removes only its own row (startSession: earlier failures keep counting, issue
+   * 28 point 1), a refused attempt removes its own. An address already locked out is refused before
+   * it writes anything, so its attempts never count against the restaurant's brake.
+   *
+   * `brake` (PIN logins, issue 28 point 2): once the restaurant has BRAKE_FAILURES failures in the
+   * window from any addresses, each of its PIN logins must be the only one in the last
+   * BRAKE_INTERVAL_MS; others are asked to wait that moment (429 with Retry-After of a second or
+   * two). Guessing across many addresses then yields one PIN per 2 s instead of hundreds, and staff
+   * are slowed, never locked out: the brake lifts 15 minutes after the failures.
    */
-  async function beginAttempt(tenantId: string, ip: string): Promise<void> {
-    const id = newId();
+  async function beginAttempt(tenantId: string, ip: string, opts: { brake: boolean }): Promise<string> {
     const now = clock.now().getTime();
+    const windowStart = new Date(now - LOCKOUT_WINDOW_MS).toISOString();
+    const before = await authRepository.attemptsSince(db, tenantId, ip, windowStart, '');
+    if (before.length >= LOCKOUT_MAX_FAILURES) throw lockedOut(before, now);
+    const id = newId();
     await authRepository.insertAttempt(db, { id, tenant_id: tenantId, ip, created_at: new Date(now).toISOString() });
-    const earlier = await authRepository.attemptsSince(db, tenantId, ip, new Date(now - LOCKOUT_WINDOW_MS).toISOString(), id);
+    const earlier = await authRepository.attemptsSince(db, tenantId, ip, windowStart, id);
     if (earlier.length >= LOCKOUT_MAX_FAILURES) {
       await authRepository.deleteAttempt(db, id);
-      const releaseAt = new Date(earlier[earlier.length - LOCKOUT_MAX_FAILURES]!.created_at).getTime() + LOCKOUT_WINDOW_MS;
-      const seconds = Math.max(1, Math.ceil((releaseAt - now) / 1000));
-      const minutes = Math.ceil(seconds / 60);
-      throw new AppError('RATE_LIMITED', `Te veel mislukte inlogpogingen; probeer het over ${minutes} ${minutes === 1 ? 'minuut' : 'minuten'} opnieuw.`, {
-        headers: { 'retry-after': String(seconds) },
-      });
+      throw lockedOut(earlier, now);
     }
+    if (opts.brake) {
+      const tenantWide = await authRepository.tenantAttemptsSince(db, tenantId, windowStart, id);
+      const newest = tenantWide.newest ? new Date(tenantWide.newest).getTime() : -Infinity;
+      if (tenantWide.count >= BRAKE_FAILURES && newest > now - BRAKE_INTERVAL_MS) {
+        await authRepository.deleteAttempt(db, id);
+        const seconds = Math.max(1, Math.ceil((newest + BRAKE_INTERVAL_MS - now) / 1000));
+        throw new AppError('RATE_LIMITED', `Er zijn bij dit restaurant veel verkeerde pincodes geprobeerd; probeer het over ${seconds} ${seconds === 1 ? 'seconde' : 'seconden'} opnieuw.`, {
+          headers: { 'retry-after': String(seconds) },
+        });
+      }
+    }
+    return id;
   }
 
-  async function startSession(tenantId: string, userId: string, role: 'admin' | 'staff', ip: string) {
+  async function startSession(tenantId: string, userId: string, role: 'admin' | 'staff', ip: string, attemptId: string) {
     const token = newToken();
     const now = clock.now().toISOString();
-    await authRepository.startSession(db, { token_hash: sha256(token), tenant_id: tenantId, user_id: userId, role, created_at: now, last_seen_at: now, ip });
+    await authRepository.startSession(db, { token_hash: sha256(token), tenant_id: tenantId, user_id: userId, role, created_at: now, last_seen_at: now, ip }, attemptId);
     const ctx = await authenticate(token);
     if (!ctx) throw new Error('session vanished right after creation');
     return { token, info: sessionInfo(ctx), ctx };
@@ -132,12 +163,12 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
     async loginStaff(input: { slug: string; pin: string }, ip: string) {
       const tenant = await tenantsRepository.findBySlug(db, input.slug);
       if (!tenant) throw unauthorized('Onbekend restaurant of onjuiste pincode.');
-      await beginAttempt(tenant.id, ip);
+      const attempt = await beginAttempt(tenant.id, ip, { brake: true });
       const user = await usersRepository.findByPinHash(db, tenant.id, await hashPin(input.pin, tenant.pin_salt));
       // PIN login is for staff only (CONTRACT §3): an admin logs in with e-mail and password, also
       // when a PIN reached their row some other way (an older release, a database copy).
       if (!user || user.role !== 'staff') throw unauthorized('Onbekend restaurant of onjuiste pincode.');
-      return startSession(tenant.id, user.id, 'staff', ip);
+      return startSession(tenant.id, user.id, 'staff', ip, attempt);
     },
 
     async loginAdmin(input: { slug: string; email: string; password: string }, ip: string) {
@@ -147,11 +178,11 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
         await verifyPassword(input.password, null);
         throw fail();
       }
-      await beginAttempt(tenant.id, ip);
+      const attempt = await beginAttempt(tenant.id, ip, { brake: false });
       const user = await usersRepository.findByEmail(db, tenant.id, input.email.toLowerCase());
       const ok = await verifyPassword(input.password, user?.role === 'admin' ? user.password_hash : null);
       if (!user || user.role !== 'admin' || !ok) throw fail();
-      return startSession(tenant.id, user.id, 'admin', ip);
+      return startSession(tenant.id, user.id, 'admin', ip, attempt);
     },
 
     async logout(tokenHash: string): Promise<void> {
