@@ -125,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(openapiPlugin);
   const infra = infrastructureOptions(app, deps, deps.services);
-  await app.register(authPlugin, infra.session);
+  await app.register(authPlugin, { ...infra.session, trustedOrigins: config.publicBaseUrl ? [config.publicBaseUrl] : [] });
   await app.register(realtimePlugin, { lookup: infra.session.lookup, events: infra.events, changes: deps.changes, db: deps.handle.db, adapter: cluster?.adapter });
   const jobs: JobSpec[] = [...infra.jobs];
   // The appliance's nightly backup (server/backup.ts): 03:30 local time, the newest 14 kept.
