@@ -43,7 +43,8 @@ import { benchConfig } from './lib/tmp.js';
 import { startServer } from './lib/child.js';
 import pg from 'pg';
 import { AppError } from '../server/shared/errors.js';
-import { addDays, localOf, slotsOf, type OpeningRules } from '../server/modules/reservations/reservations.rules.js';
+import { slotsOf, type OpeningRules } from '../server/modules/reservations/reservations.rules.js';
+import { addDays, wallClock } from '../server/shared/zoned-time.js';
 
 export interface Scenario {
   name: string;
@@ -278,7 +279,7 @@ async function generateFloor(rt: Runtime, clock: ManualClock, cloud: CloudInfo, 
     out.visits += 1;
     out.orders += 2;
     if (i % 3 === 0) {
-      const day = addDays(localOf(clock.now(), settings.timezone).date, 1 + (i % 5));
+      const day = addDays(wallClock(clock.now(), settings.timezone).date, 1 + (i % 5));
       const slots = slotsOf(day, rules);
       if (slots.length > 0) {
         try {

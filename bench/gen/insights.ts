@@ -6,7 +6,8 @@
  * corrected), a crew member clocks in and out, a waste entry (with its stock removal), and a staff
  * booking a few days ahead (every third one cancelled again).
  */
-import { addDays, localOf, slotsOf, type OpeningRules } from '../../server/modules/reservations/reservations.rules.js';
+import { slotsOf, type OpeningRules } from '../../server/modules/reservations/reservations.rules.js';
+import { addDays, wallClock } from '../../server/shared/zoned-time.js';
 import type { GenEnv } from '../sync-push-sql.js';
 
 export async function generate(env: GenEnv): Promise<void> {
@@ -26,7 +27,7 @@ export async function generate(env: GenEnv): Promise<void> {
   const admin = { tenantId, userId: env.staffId };
   const settings = await tenants.getSettings(tenantId);
   const rules = { timezone: settings.timezone, opening_hours: settings.opening_hours as OpeningRules['opening_hours'], opening_exceptions: settings.opening_exceptions, slot_minutes: settings.slot_minutes, seating_minutes: settings.seating_minutes };
-  const today = localOf(new Date(), settings.timezone).date;
+  const today = wallClock(new Date(), settings.timezone).date;
   const reasons = ['bederf', 'overproductie', 'retour', 'beschadigd', 'overig'] as const;
   const out = { shifts: 0, corrections: 0, clocked: 0, waste: 0, bookings: 0, cancelled: 0, full: 0 };
   for (let i = 0; i < N; i++) {

@@ -3,7 +3,8 @@ import { ManualClock } from '../shared/clock.js';
 import { isAppError } from '../shared/errors.js';
 import { createFloorService } from '../modules/floor/floor.service.js';
 import { createReservationsService } from '../modules/reservations/reservations.service.js';
-import { addDays, intervalsOf, localOf, slotsOf, type OpeningRules } from '../modules/reservations/reservations.rules.js';
+import { intervalsOf, slotsOf, type OpeningRules } from '../modules/reservations/reservations.rules.js';
+import { addDays, wallClock } from '../shared/zoned-time.js';
 import { historyWeeks } from './orders.js';
 import type { DemoContext } from './seed.js';
 
@@ -51,7 +52,7 @@ export async function seedFloor(ctx: DemoContext): Promise<void> {
   const settings = await services.tenants.getSettings(tenant.id);
   const rules: OpeningRules = { timezone: settings.timezone, opening_hours: settings.opening_hours as OpeningRules['opening_hours'], opening_exceptions: settings.opening_exceptions, slot_minutes: settings.slot_minutes, seating_minutes: settings.seating_minutes };
   const now = runtime.clock.now();
-  const today = localOf(now, settings.timezone).date;
+  const today = wallClock(now, settings.timezone).date;
 
   // History: bookings made a few days ahead, then seated (or not), as it happened back then.
   const clock = new ManualClock();
@@ -121,7 +122,7 @@ export async function seedFloor(ctx: DemoContext): Promise<void> {
     }
   };
   const soon = new Date(Math.ceil((now.getTime() + 30 * 60_000) / (15 * 60_000)) * 15 * 60_000);
-  const soonLocal = localOf(soon, settings.timezone);
+  const soonLocal = wallClock(soon, settings.timezone);
   if (intervalsOf(soonLocal.date, rules).some((i) => soon >= i.from && soon < i.to)) {
     await book(soonLocal.date, soonLocal.time, 2, true);
     await book(soonLocal.date, soonLocal.time, 4, true);

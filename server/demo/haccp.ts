@@ -1,7 +1,8 @@
 import { ChangeLog } from '../db/change-log.js';
 import { ManualClock } from '../shared/clock.js';
 import { createHaccpService } from '../modules/haccp/haccp.service.js';
-import { addDays, businessDay, openOn, zonedInstant } from '../modules/haccp/haccp.rules.js';
+import { openOn } from '../modules/haccp/haccp.rules.js';
+import { addDays, businessDay, zonedInstant } from '../shared/zoned-time.js';
 import { historyWeeks } from './orders.js';
 import type { DemoContext } from './seed.js';
 

@@ -1,6 +1,6 @@
 import { ChangeLog } from '../db/change-log.js';
 import { ManualClock } from '../shared/clock.js';
-import { addDays, startOfDay } from '../modules/analytics/calendar.js';
+import { addDays, businessDay, dayStart } from '../shared/zoned-time.js';
 import { createShiftsService } from '../modules/shifts/shifts.service.js';
 import { createWasteService } from '../modules/waste/waste.service.js';
 import type { WasteInput } from '../modules/waste/waste.schemas.js';
@@ -66,9 +66,9 @@ export async function seedInsights(ctx: DemoContext): Promise<void> {
   const products = new Map((await services.menu.listProducts(tenant.id, true)).map((p) => [p.name, p]));
   const adminActor = { tenantId: tenant.id, userId: admin.id };
 
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(runtime.clock.now());
+  const today = businessDay(runtime.clock.now(), timezone);
   const weeks = historyWeeks();
-  const at = (day: string, hours: number, jitterMinutes = 0) => new Date(startOfDay(day, timezone).getTime() + hours * 3_600_000 + Math.round((random() * 2 - 1) * jitterMinutes) * 60_000);
+  const at = (day: string, hours: number, jitterMinutes = 0) => new Date(dayStart(day, timezone).getTime() + hours * 3_600_000 + Math.round((random() * 2 - 1) * jitterMinutes) * 60_000);
   let shiftCount = 0;
   let corrected = 0;
   let wasteCount = 0;

@@ -1,8 +1,9 @@
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
+import { businessDay } from '../../shared/zoned-time.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
-import { dayOf, windowOf } from './calendar.js';
+import { windowOf } from './calendar.js';
 import { analyticsRepository } from './analytics.repository.js';
 import { classify, type MenuClass } from './analytics.rules.js';
 import type { MenuEngineering, TopProducts } from './analytics.schemas.js';
@@ -31,7 +32,7 @@ export function createAnalyticsService(deps: {
 
   async function period(tenantId: string, days: number) {
     const { timezone } = await tenants.cachedSettings(tenantId);
-    return { days, ...windowOf(dayOf(clock.now(), timezone), days) };
+    return { days, ...windowOf(businessDay(clock.now(), timezone), days) };
   }
 
   return {

@@ -1,4 +1,5 @@
-import { addDays, dateRange, daysBetween, publicHoliday } from '../analytics/calendar.js';
+import { addDays, dateRange, daysBetween } from '../../shared/zoned-time.js';
+import { publicHoliday } from '../analytics/calendar.js';
 
 /**
  * The order forecast (CONTRACT §13, docs/insights.md "Forecast"): one function that the API, the

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { Days } from '../../shared/schemas.js';
 import '../../shared/validation.js';
+import { WEEKDAYS } from '../../shared/zoned-time.js';
 
-export const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']).meta({ description: 'Weekday key, as in the opening hours setting' });
+export const Weekday = z.enum(WEEKDAYS).meta({ description: 'Weekday key, as in the opening hours setting' });
 export const HolidayName = z.string().nullable().meta({ description: 'Dutch public holiday on this date (e.g. Koningsdag), or null' });
 
 export const ForecastQuery = z.object({ days: Days(7, 28) }).strict();

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
+import { addDays, businessDay, dateRange, weekdayOf } from '../../shared/zoned-time.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
-import { addDays, dateRange, dayOf, publicHoliday, weekdayOf } from '../analytics/calendar.js';
+import { publicHoliday } from '../analytics/calendar.js';
 import { forecastRepository } from './forecast.repository.js';
 import { backtest, baseAsOf, confidenceOf, round1, round2, trendAsOf, weeksOfHistory, type OrderHistory } from './forecast.rules.js';
 import type { Forecast } from './forecast.schemas.js';
@@ -14,7 +15,7 @@ export function createForecastService(deps: { db: Db; clock: Clock; tenants: Ten
 
   async function today(tenantId: string): Promise<string> {
     const { timezone } = await tenants.cachedSettings(tenantId);
-    return dayOf(clock.now(), timezone);
+    return businessDay(clock.now(), timezone);
   }
 
   async function history(tenantId: string, asOf: string): Promise<OrderHistory> {

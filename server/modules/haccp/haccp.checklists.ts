@@ -1,9 +1,9 @@
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { businessDay } from '../../shared/zoned-time.js';
 import { runDto, type RunRow } from './haccp.chain.js';
 import { append, checklistChange, toChecklistDto, type HaccpActor, type HaccpDeps } from './haccp.context.js';
 import { haccpRepository as repo, type ChecklistRow } from './haccp.repository.js';
-import { businessDay } from './haccp.rules.js';
 import type { Checklist, ChecklistRun, CreateChecklistInput, RunChecklistInput, UpdateChecklistInput } from './haccp.schemas.js';
 
 /**

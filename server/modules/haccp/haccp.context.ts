@@ -1,11 +1,11 @@
 import type { ChangeLog, Writer } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
+import type { Weekday } from '../../shared/zoned-time.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { actionDto, GENESIS, hashRecord, incidentRecordDto, recordDto, type ActionRow, type IncidentRow, type LogRow, type RecordRow, type RecordType, type RunRow } from './haccp.chain.js';
 import { haccpRepository as repo, type ChecklistRow, type UnitRow } from './haccp.repository.js';
-import type { Weekday } from './haccp.rules.js';
 import type { Checklist, Incident, Unit } from './haccp.schemas.js';
 
 /**

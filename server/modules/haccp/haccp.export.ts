@@ -1,9 +1,10 @@
 import { notFound } from '../../shared/errors.js';
+import { addDays, businessDay, dateRange, type Weekday } from '../../shared/zoned-time.js';
 import { logDto, RECORD_ENTITY, RECORD_TYPES, runDto, verifyChains, type ChainedRecord, type LoggedRecord, type RecordRow } from './haccp.chain.js';
 import { toChecklistDto, toUnitDto, type HaccpDeps } from './haccp.context.js';
 import { incidentDtos } from './haccp.incidents.js';
 import { ENTITY_TO_TYPE, haccpRepository as repo } from './haccp.repository.js';
-import { addDays, businessDay, checklistDeadline, daysBetween, openOn, runCovers, unitDue, weekStart, type Weekday } from './haccp.rules.js';
+import { checklistDeadline, openOn, runCovers, unitDue, weekStart } from './haccp.rules.js';
 import type { Export, Integrity } from './haccp.schemas.js';
 
 /**
@@ -66,7 +67,7 @@ export function createHaccpExport(ctx: HaccpDeps) {
       const readings = new Map<string, number>();
       for (const l of logs) readings.set(`${l.unit_id}/${l.business_day}`, (readings.get(`${l.unit_id}/${l.business_day}`) ?? 0) + 1);
       const missing_readings: Export['missing_readings'] = [];
-      for (const day of daysBetween(from, addDays(today, -1))) {
+      for (const day of dateRange(from, addDays(today, -1))) {
         for (const u of units) {
           if (!openOn(settings.opening_hours, day) || !unitDue(u, day, tz)) continue;
           const recorded = readings.get(`${u.id}/${day}`) ?? 0;
@@ -74,7 +75,7 @@ export function createHaccpExport(ctx: HaccpDeps) {
         }
       }
       const missed_checklists: Export['missed_checklists'] = [];
-      for (const day of daysBetween(from, today)) {
+      for (const day of dateRange(from, today)) {
         for (const c of checklists) {
           if (c.frequency === 'daily' && !openOn(settings.opening_hours, day)) continue;
           const deadline = checklistDeadline({ ...c, weekday: c.weekday as Weekday | null }, day, tz);

@@ -1,3 +1,4 @@
+import { dateTimeFormat } from '../../shared/zoned-time.js';
 import type { Export } from './haccp.schemas.js';
 
 /**
@@ -9,8 +10,9 @@ import type { Export } from './haccp.schemas.js';
 const esc = (s: unknown): string =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const dateFmt = new Intl.DateTimeFormat('nl-NL', { timeZone: 'UTC', weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
-const longDate = new Intl.DateTimeFormat('nl-NL', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+// Calendar dates (`YYYY-MM-DD`) are shown as the UTC day they name; instants in the restaurant's zone.
+const dateFmt = dateTimeFormat('nl-NL', { timeZone: 'UTC', weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
+const longDate = dateTimeFormat('nl-NL', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
 const day = (d: string) => dateFmt.format(new Date(`${d}T00:00:00Z`));
 
 const STATUS_NL = { ok: 'in orde', waarschuwing: 'waarschuwing', kritiek: 'kritiek' } as const;
@@ -27,7 +29,7 @@ function table(headers: string[], rows: string[][], empty: string): string {
 }
 
 export function renderExportHtml(e: Export): string {
-  const timeFmt = new Intl.DateTimeFormat('nl-NL', { timeZone: e.period.timezone, day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  const timeFmt = dateTimeFormat('nl-NL', { timeZone: e.period.timezone, day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
   const at = (iso: string) => esc(timeFmt.format(new Date(iso)));
   const source = (origin: string) => (origin === 'cloud' ? 'Cloud (online)' : `Apparaat in het restaurant (${esc(origin.slice(0, 8))}…)`);
   const person = (name: string | null) => esc(name ?? '—');

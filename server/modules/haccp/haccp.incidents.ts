@@ -2,10 +2,11 @@ import type { Writer } from '../../db/change-log.js';
 import type { Executor } from '../../db/connection.js';
 import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { addDays, businessDay, dateRange, type Weekday } from '../../shared/zoned-time.js';
 import { actionDto, type ActionRow, type IncidentRow } from './haccp.chain.js';
 import { append, toIncidentDto, type HaccpActor, type HaccpDeps } from './haccp.context.js';
 import { haccpRepository as repo } from './haccp.repository.js';
-import { addDays, businessDay, checklistDeadline, daysBetween, derivedId, openOn, unitDue, weekStart, type Weekday } from './haccp.rules.js';
+import { checklistDeadline, derivedId, openOn, unitDue, weekStart } from './haccp.rules.js';
 import type { Action, Incident, TemperatureLog } from './haccp.schemas.js';
 
 /**
@@ -46,7 +47,7 @@ export function createHaccpIncidents(ctx: HaccpDeps) {
     const origin = changes.origin;
     const out: Array<{ id: string; fields: IncidentFields }> = [];
     for (const c of await repo.listChecklists(db, tenantId, false)) {
-      for (const day of daysBetween(addDays(today, -OVERDUE_LOOKBACK_DAYS), today)) {
+      for (const day of dateRange(addDays(today, -OVERDUE_LOOKBACK_DAYS), today)) {
         if (c.frequency === 'daily' && !open(day)) continue;
         const deadline = checklistDeadline({ ...c, weekday: c.weekday as Weekday | null }, day, timeZone);
         if (!deadline || deadline > now) continue;
@@ -66,7 +67,7 @@ export function createHaccpIncidents(ctx: HaccpDeps) {
       }
     }
     for (const u of await repo.listUnits(db, tenantId, false)) {
-      for (const day of daysBetween(addDays(today, -OVERDUE_LOOKBACK_DAYS), addDays(today, -1))) {
+      for (const day of dateRange(addDays(today, -OVERDUE_LOOKBACK_DAYS), addDays(today, -1))) {
         if (!open(day) || !unitDue(u, day, timeZone)) continue;
         const n = await repo.countLogs(db, tenantId, u.id, day);
         if (n >= u.readings_per_day) continue;

@@ -1,4 +1,5 @@
 import { sha256PartsId } from '../../shared/ids.js';
+import { addDays, dayBounds, WEEKDAYS, weekdayOf, zonedInstant, type Weekday } from '../../shared/zoned-time.js';
 
 /**
  * The rules of the food-safety area in one place (docs/haccp.md): the API, sync, the overdue job
@@ -39,68 +40,7 @@ export const nameKey = (name: string): string => name.trim().replace(/\s+/g, ' '
 export const derivedId = (...parts: string[]): string => sha256PartsId(...parts);
 
 // ---------------------------------------------------------------------------------------------
-// Calendar days and local times in the tenant's time zone (CONTRACT §1: "per day" is local).
-
-const formats = new Map<string, Intl.DateTimeFormat>();
-function format(timeZone: string): Intl.DateTimeFormat {
-  let f = formats.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-    formats.set(timeZone, f);
-  }
-  return f;
-}
-
-function localParts(at: Date, timeZone: string): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
-  const p: Record<string, number> = {};
-  for (const part of format(timeZone).formatToParts(at)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  return { y: p.year!, mo: p.month!, d: p.day!, h: p.hour! % 24, mi: p.minute!, s: p.second! };
-}
-
-/** Calendar date (YYYY-MM-DD) of an instant in a time zone. */
-export function businessDay(at: Date, timeZone: string): string {
-  const { y, mo, d } = localParts(at, timeZone);
-  return `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-}
-
-/** How far the zone's wall clock is ahead of UTC at `at`, in ms. */
-function offsetMs(at: Date, timeZone: string): number {
-  const { y, mo, d, h, mi, s } = localParts(at, timeZone);
-  return Date.UTC(y, mo - 1, d, h, mi, s) - Math.floor(at.getTime() / 1000) * 1000;
-}
-
-/**
- * The instant at which the wall clock of `timeZone` shows `hhmm` on `day`. Across a DST change:
- * a time that does not exist (02:30 on the last Sunday of March in Amsterdam) is the moment the
- * clock jumps past it (03:30 summer time, the same instant as 01:30 UTC); a time that exists twice
- * (02:30 on the last Sunday of October) is the later of the two (winter time).
- */
-export function zonedInstant(day: string, hhmm: string, timeZone: string): Date {
-  const [y, mo, d] = day.split('-').map(Number) as [number, number, number];
-  const [h, mi] = hhmm.split(':').map(Number) as [number, number];
-  const wall = Date.UTC(y, mo - 1, d, h, mi);
-  const first = wall - offsetMs(new Date(wall), timeZone);
-  return new Date(wall - offsetMs(new Date(first), timeZone));
-}
-
-export function addDays(day: string, n: number): string {
-  const t = Date.parse(`${day}T00:00:00Z`) + n * 86_400_000;
-  return new Date(t).toISOString().slice(0, 10);
-}
-
-/** Days from `from` to `to`, both included. */
-export function daysBetween(from: string, to: string): string[] {
-  const out: string[] = [];
-  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
-  return out;
-}
-
-export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
-
-export function weekdayOf(day: string): Weekday {
-  return WEEKDAYS[(new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7]!;
-}
+// Calendar days in the tenant's time zone (CONTRACT §1: "per day" is local; server/shared/zoned-time.ts).
 
 /** Monday of the ISO week of `day`. */
 export const weekStart = (day: string): string => addDays(day, -WEEKDAYS.indexOf(weekdayOf(day)));
@@ -134,7 +74,8 @@ export interface ChecklistSchedule {
  */
 export function checklistDeadline(c: ChecklistSchedule, day: string, timeZone: string): Date | null {
   if (c.frequency === 'weekly' && weekdayOf(day) !== (c.weekday ?? 'mon')) return null;
-  const at = zonedInstant(day, c.deadline, timeZone);
+  // A deadline in the hour repeated in autumn is the later one (winter time): the list is late only once both have passed.
+  const at = zonedInstant(day, c.deadline, timeZone, 'later');
   if (at.toISOString() <= c.created_at) return null;
   if (c.archived_at !== null && c.archived_at <= at.toISOString()) return null;
   return at;
@@ -161,8 +102,9 @@ export interface UnitSchedule {
  */
 export function unitDue(u: UnitSchedule, day: string, timeZone: string): boolean {
   if (u.readings_per_day <= 0) return false;
-  if (u.created_at > zonedInstant(day, '00:00', timeZone).toISOString()) return false;
-  if (u.archived_at !== null && u.archived_at < zonedInstant(addDays(day, 1), '00:00', timeZone).toISOString()) return false;
+  const { start, end } = dayBounds(day, timeZone);
+  if (u.created_at > start.toISOString()) return false;
+  if (u.archived_at !== null && u.archived_at < end.toISOString()) return false;
   return true;
 }
 

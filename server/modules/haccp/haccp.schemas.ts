@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Days, Limit, Offset } from '../../shared/schemas.js';
 import '../../shared/validation.js';
-import { WEEKDAYS } from './haccp.rules.js';
+import { WEEKDAYS } from '../../shared/zoned-time.js';
 
 /** Kinds of unit a restaurant registers (CONTRACT §16); `overig` for anything else. */
 export const UNIT_TYPES = ['koelcel', 'vriezer', 'koelkast', 'koelvitrine', 'warmhoud', 'overig'] as const;

@@ -1,11 +1,12 @@
 import type { Writer } from '../../db/change-log.js';
 import { AppError, conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { businessDay } from '../../shared/zoned-time.js';
 import { logDto, type LogRow } from './haccp.chain.js';
 import { append, toUnitDto, unitChange, type HaccpActor, type HaccpDeps } from './haccp.context.js';
 import { openIncident } from './haccp.incidents.js';
 import { haccpRepository as repo, type UnitRow } from './haccp.repository.js';
-import { businessDay, derivedId, nameKey, nl, temperatureStatus } from './haccp.rules.js';
+import { derivedId, nameKey, nl, temperatureStatus } from './haccp.rules.js';
 import type { CreateUnitInput, LogTemperatureInput, TemperatureLog, Unit, UpdateUnitInput } from './haccp.schemas.js';
 
 /**

@@ -24,17 +24,4 @@ export function transition(from: OrderStatus, to: OrderStatus): TransitionVerdic
   return STATUS_RANK[to] > STATUS_RANK[from] ? 'allowed' : 'forbidden';
 }
 
-/** One formatter per time zone: building an Intl.DateTimeFormat costs ~0.2 ms, formatting with one ~3 µs (bench/README.md). */
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Calendar date (YYYY-MM-DD) of an instant in a time zone. */
-export function businessDay(at: Date, timeZone: string): string {
-  let f = dayFormats.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dayFormats.set(timeZone, f);
-  }
-  return f.format(at);
-}
-
 export const formatNumber = (prefix: string, n: number): string => `${prefix}-${String(n).padStart(3, '0')}`;

@@ -4,10 +4,11 @@ import type { Db } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, conflict, forbidden, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { businessDay } from '../../shared/zoned-time.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { ordersRepository, type HistoryRow, type OrderItemRow, type OrderRow, type OrderFilter } from './orders.repository.js';
-import { businessDay, formatNumber, transition } from './orders.rules.js';
+import { formatNumber, transition } from './orders.rules.js';
 import { type CreateOrderInput, type Order, type OrderSource, type OrderStatus } from './orders.schemas.js';
 
 export interface Actor {

@@ -4,11 +4,12 @@ import type { Clock } from '../../shared/clock.js';
 import { conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { e164OrThrow } from '../../shared/phone.js';
+import { addDays, isDate, wallClock } from '../../shared/zoned-time.js';
 import type { FloorService, ReservationsLookup } from '../floor/floor.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { Settings } from '../tenants/tenants.schemas.js';
 import { reservationsRepository as repo, type ReservationRow } from './reservations.repository.js';
-import { addDays, hoursOf, intervalsOf, isDate, localOf, overlaps, slotsOf, zonedInstant, type OpeningRules } from './reservations.rules.js';
+import { bookingInstant, hoursOf, intervalsOf, overlaps, slotsOf, type OpeningRules } from './reservations.rules.js';
 import type {
   Availability,
   PublicBookingInput,
@@ -89,7 +90,7 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
   /** A date to book or to show availability for: not in the past, not too far ahead (in the restaurant's calendar). */
   function checkDate(date: string, s: Settings, now: Date): void {
     if (!isDate(date)) throw invalidField('date', 'moet een bestaande datum zijn.');
-    const today = localOf(now, s.timezone).date;
+    const today = wallClock(now, s.timezone).date;
     if (date < today) throw invalidField('date', 'ligt in het verleden.');
     if (date > addDays(today, MAX_DAYS_AHEAD)) throw invalidField('date', `mag hoogstens ${MAX_DAYS_AHEAD} dagen vooruit liggen.`);
   }
@@ -129,7 +130,7 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
       ({ start, end } = slot);
       if (start.getTime() <= now.getTime()) throw invalidField('time', 'ligt in het verleden.');
     } else {
-      const at = zonedInstant(input.date, input.time, s.timezone);
+      const at = bookingInstant(input.date, input.time, s.timezone);
       if (!at) throw invalidField('time', 'bestaat niet op deze dag (de klok gaat dan een uur vooruit).');
       if (!intervalsOf(input.date, rules).some((i) => at >= i.from && at < i.to)) throw invalidField('time', 'valt buiten de openingstijden.');
       if (at.getTime() < now.getTime() - WALK_IN_GRACE_MIN * 60_000) throw invalidField('time', 'ligt in het verleden.');
@@ -254,7 +255,7 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
 
     /** The bookings of a date (restaurant calendar), by time: staff's list and `GET /external/reservations` (issue 16). */
     async listByDate(tenantId: string, date?: string): Promise<Reservation[]> {
-      const day = date ?? localOf(clock.now(), (await tenants.cachedSettings(tenantId)).timezone).date;
+      const day = date ?? wallClock(clock.now(), (await tenants.cachedSettings(tenantId)).timezone).date;
       if (!isDate(day)) throw invalidField('date', 'moet een bestaande datum zijn.');
       const [rows, names] = await Promise.all([repo.byDate(db, tenantId, day), floor.tableNames(tenantId)]);
       return rows.map((r) => toReservationDto(r, r.table_id ? (names.get(r.table_id) ?? null) : null));

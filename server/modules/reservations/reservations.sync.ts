@@ -5,7 +5,7 @@ import type { ReservationsTable, TenantsTable } from '../../db/database.js';
 import { assertTenantRef, parsePayload, pick, upsertManyById } from '../../../sync/apply-helpers.js';
 import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { ReservationRow } from './reservations.schemas.js';
-import { zonedInstant } from './reservations.rules.js';
+import { bookingInstant } from './reservations.rules.js';
 import { settingsOf } from '../tenants/tenants.service.js';
 
 /**
@@ -206,7 +206,7 @@ async function tableName(trx: Tx, id: string): Promise<string> {
 
 /** A booking's window is its local date and time in the restaurant's time zone, for at most 10 hours (as the API makes it). */
 async function assertWindow(store: ReservationStore, row: ReservationsTable): Promise<void> {
-  const at = zonedInstant(row.date, row.time, await store.timezone(row.tenant_id));
+  const at = bookingInstant(row.date, row.time, await store.timezone(row.tenant_id));
   const minutes = (Date.parse(row.ends_at) - Date.parse(row.starts_at)) / 60_000;
   if (!at || at.toISOString() !== row.starts_at || !(minutes >= 15 && minutes <= 600)) throw new RejectOp('De tijden van deze reservering kloppen niet.');
 }

@@ -3,9 +3,10 @@ import type { ChangeLog, Writer } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import { conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { addDays, dateRange, dateTimeFormat, dayStart, daysBetween } from '../../shared/zoned-time.js';
 import type { ForecastService } from '../forecast/forecast.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
-import { addDays, dateRange, daysBetween, nextMonday, startOfDay } from '../analytics/calendar.js';
+import { nextMonday } from '../analytics/calendar.js';
 import { shiftsRepository, type CorrectionRow, type ShiftRow, type ShiftWithUser } from './shifts.repository.js';
 import { assertTimes, FUTURE_TOLERANCE_MS, grossCents, hundredthsOfHour, overlaps, paidMs } from './shifts.rules.js';
 import type { CreateShiftInput, Shift, ShiftDetail, SuggestWeek, SuggestWeekInput, UpdateShiftInput } from './shifts.schemas.js';
@@ -92,10 +93,9 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
   async function zone(tenantId: string) {
     return (await tenants.cachedSettings(tenantId)).timezone;
   }
-  const clockTime = (ms: number, timeZone: string) => new Intl.DateTimeFormat('nl-NL', { timeZone, hour: '2-digit', minute: '2-digit' }).format(ms);
+  const clockTime = (ms: number, timeZone: string) => dateTimeFormat('nl-NL', { timeZone, hour: '2-digit', minute: '2-digit' }).format(ms);
   /** 'vr 20 nov 07:00' */
-  const dayTime = (ms: number, timeZone: string) =>
-    `${new Intl.DateTimeFormat('nl-NL', { timeZone, weekday: 'short', day: 'numeric', month: 'short' }).format(ms)} ${clockTime(ms, timeZone)}`;
+  const dayTime = (ms: number, timeZone: string) => `${dateTimeFormat('nl-NL', { timeZone, weekday: 'short', day: 'numeric', month: 'short' }).format(ms)} ${clockTime(ms, timeZone)}`;
 
   /** Refuses a shift of `userId` over [start, end) that would overlap another of their shifts (except `exceptId`). */
   async function assertNoOverlap(w: Writer, tz: string, tenantId: string, userId: string, userName: string, start: number, end: number | null, exceptId?: string) {
@@ -140,7 +140,7 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
     if (to < from) throw invalidField('to', "mag niet voor 'from' liggen.");
     if (daysBetween(from, to) + 1 > MAX_PERIOD_DAYS) throw invalidField('to', `mag hoogstens ${MAX_PERIOD_DAYS} dagen na 'from' liggen.`);
     const tz = await zone(tenantId);
-    return { from, to, start: startOfDay(from, tz).getTime(), end: startOfDay(addDays(to, 1), tz).getTime() };
+    return { from, to, start: dayStart(from, tz).getTime(), end: dayStart(addDays(to, 1), tz).getTime() };
   }
 
   const service = {
@@ -387,8 +387,8 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
       const jobs = [...new Set(jobOf.values())].sort((a, b) => a.localeCompare(b, 'nl'));
       if (jobs.length === 0) return [];
       const tz = await zone(tenantId);
-      const from = startOfDay(addDays(today, -28), tz).getTime();
-      const to = startOfDay(today, tz).getTime();
+      const from = dayStart(addDays(today, -28), tz).getTime();
+      const to = dayStart(today, tz).getTime();
       const rows = await shiftsRepository.between(db, tenantId, iso(from), iso(to));
       const worked = new Map<string, number>();
       const byUser = new Map<string, ShiftWithUser[]>();

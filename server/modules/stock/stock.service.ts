@@ -4,6 +4,7 @@ import type { StockMovementSource, StockMovementType } from '../../db/database.j
 import type { Clock } from '../../shared/clock.js';
 import { AppError, conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { addDays, dayStart, isDate } from '../../shared/zoned-time.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { Product } from '../menu/menu.schemas.js';
 import type { Order } from '../orders/orders.schemas.js';
@@ -110,20 +111,6 @@ const fmt = (n: number) => String(n).replace('.', ',');
 /** The last day and instant ISO-8601 text without a sign can hold. */
 const LAST_DAY = '9999-12-31';
 const END_OF_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
-/** Start of a calendar day in a time zone, as an ISO instant. */
-export function zonedDayStart(date: string, timeZone: string): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const utc = Date.UTC(y, m - 1, d);
-  const offsetAt = (t: number) => {
-    const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(t));
-    const get = (type: string) => Number(parts.find((p) => p.type === type)!.value);
-    return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - t;
-  };
-  let t = utc - offsetAt(utc);
-  t = utc - offsetAt(t);
-  return new Date(t).toISOString();
-}
 
 export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Clock; menu: MenuService; tenants: TenantsService }) {
   const { db, changes, clock, menu, tenants } = deps;
@@ -386,13 +373,11 @@ export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Cl
     /** GET /stock/movements: the ledger, newest first. Dates are days in the restaurant's time zone (`to` inclusive). */
     async movements(tenantId: string, q: { product_id?: string; location_id?: string; from?: string; to?: string; limit: number; offset: number }) {
       const { timezone } = await tenants.cachedSettings(tenantId);
-      const isDate = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s);
-      const nextDay = (d: string) => new Date(Date.parse(`${d}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
       // Instants are compared as ISO text, which ends with the year 9999: a bound past it (`to=9999-12-31`,
       // or a timestamp whose offset moves it into the year 10000) is the end of time, not a 500.
       const instant = (ms: number) => new Date(Math.min(ms, END_OF_TIME)).toISOString();
-      const from = q.from ? (isDate(q.from) ? zonedDayStart(q.from, timezone) : instant(Date.parse(q.from))) : undefined;
-      const to = q.to ? (isDate(q.to) ? (q.to >= LAST_DAY ? undefined : zonedDayStart(nextDay(q.to), timezone)) : instant(Date.parse(q.to) + 1)) : undefined;
+      const from = q.from ? instant(isDate(q.from) ? dayStart(q.from, timezone).getTime() : Date.parse(q.from)) : undefined;
+      const to = q.to ? (isDate(q.to) ? (q.to >= LAST_DAY ? undefined : instant(dayStart(addDays(q.to, 1), timezone).getTime())) : instant(Date.parse(q.to) + 1)) : undefined;
       const { rows, total } = await repo.listMovements(db, tenantId, { product_id: q.product_id, location_id: q.location_id, from, to }, q.limit, q.offset);
       return { data: rows.map(toMovementDto), total, limit: q.limit, offset: q.offset };
     },

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import '../../shared/validation.js';
+import { isTimeZone, WEEKDAYS } from '../../shared/zoned-time.js';
 
 const Hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'moet een tijd zijn als UU:MM.' });
-const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
+const Weekday = z.enum(WEEKDAYS);
 export const OpeningHours = z.partialRecord(Weekday, z.array(z.tuple([Hhmm, Hhmm])).max(4));
 /**
  * Days that differ from the week (holidays, closed days, special hours): `hours` replaces that
@@ -19,15 +20,6 @@ export const OpeningExceptions = z
       .strict(),
   )
   .max(400);
-
-const isTimeZone = (tz: string) => {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Tenant settings (CONTRACT §16), each with its default. */
 export const SettingsValues = z.object({

@@ -6,10 +6,11 @@ import type { Db } from '../../db/connection.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { businessDay, dateRange } from '../../shared/zoned-time.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { StockService } from '../stock/stock.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
-import { dateRange, dayOf, windowOf } from '../analytics/calendar.js';
+import { windowOf } from '../analytics/calendar.js';
 import { wasteRepository, type WasteRow } from './waste.repository.js';
 import { MAX_PHOTO_BYTES, PHOTO_TYPES, WASTE_REASONS, type PhotoType, type RecordedWaste, type WasteEntry, type WasteInput, type WasteStats } from './waste.schemas.js';
 
@@ -43,7 +44,7 @@ export function createWasteService(deps: { db: Db; changes: ChangeLog; clock: Cl
 
   async function period(tenantId: string, days: number) {
     const { timezone } = await tenants.cachedSettings(tenantId);
-    return { days, ...windowOf(dayOf(clock.now(), timezone), days) };
+    return { days, ...windowOf(businessDay(clock.now(), timezone), days) };
   }
 
   async function names(tenantId: string) {
@@ -114,7 +115,7 @@ export function createWasteService(deps: { db: Db; changes: ChangeLog; clock: Cl
             photo_file: file,
             photo_type: type,
             photo_bytes: photo ? photo.buffer.length : null,
-            business_day: dayOf(w.nowDate, timezone),
+            business_day: businessDay(w.nowDate, timezone),
             created_by: actor.userId,
             created_at: w.now,
           };
