@@ -334,7 +334,11 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       for (const op of ops) {
         const stored = prior.get(op.op_id);
         if (stored) {
-          results.push(stored.device_seq === 0 ? { ...stored, device_seq: op.device_seq } : stored);
+          // Answered in the numbering of this push: acked_through is what the device sent. An op of this
+          // device that it no longer has (lost by a restore, or sent for it) comes back in a pull, is
+          // recorded under a new local seq and pushed again; the seq it was first stored under would
+          // keep acked_through below it, and the device would push it forever.
+          results.push({ ...stored, device_seq: op.device_seq });
           continue;
         }
         const first = firstAt.get(op.op_id);
