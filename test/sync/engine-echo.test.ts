@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ordersSync } from '../../server/modules/orders/orders.sync.js';
 import type { ApplyContext, SyncChange } from '../../sync/types.js';
 import { orderBody, seedMenu } from '../helpers/factories.js';
-import { replicatedState, twoNodes } from './harness.js';
+import { quiesce, replicatedState, twoNodes } from './harness.js';
 
 /**
  * Echoes (sync/README.md "Echoes"): the cloud's change log carries every op an appliance pushed,
@@ -32,13 +32,7 @@ async function joined(opts: Parameters<typeof twoNodes>[0] = {}) {
   await nodes.appliance.engine.syncOnce();
   const actor = (via: 'pos' | 'web' | 'external' = 'pos') => ({ tenantId: nodes.tenant.id, userId: null, via });
   const state = async () => (await nodes.appliance.engine.readState())!;
-  const quiesce = async () => {
-    for (let i = 0; i < 5; i++) {
-      const r = await nodes.appliance.engine.syncOnce();
-      if (r.pushed === 0 && r.pulled === 0) return;
-    }
-  };
-  return { ...nodes, menu, actor, state, quiesce };
+  return { ...nodes, menu, actor, state, quiesce: () => quiesce(nodes.appliance) };
 }
 
 describe('sync: echoes of own ops', () => {

@@ -92,6 +92,24 @@ export async function createAppliance(transport: SyncTransport, opts: { clock?: 
   return app;
 }
 
+/** What `quiesce` drives: an engine, or a node that has one (read at each call: `restart()` replaces it). */
+export type Syncing = { syncOnce(): Promise<{ pushed: number; pulled: number }> } | { engine: { syncOnce(): Promise<{ pushed: number; pulled: number }> } };
+
+/**
+ * Syncs until a round neither pushes nor pulls anything and returns the rounds it took. Throws when
+ * `maxRounds` rounds each still moved something: sync that does not settle is a failure, never a
+ * silent stop with the two sides apart.
+ */
+export async function quiesce(node: Syncing, maxRounds = 6): Promise<number> {
+  const rounds: Array<{ pushed: number; pulled: number }> = [];
+  for (let round = 1; round <= maxRounds; round++) {
+    const r = await ('engine' in node ? node.engine : node).syncOnce();
+    if (r.pushed === 0 && r.pulled === 0) return round;
+    rounds.push(r);
+  }
+  throw new Error(`sync did not settle: each of ${maxRounds} rounds still pushed or pulled (${rounds.map((r) => `${r.pushed}↑ ${r.pulled}↓`).join(', ')})`);
+}
+
 /** A cloud tenant (admin + staff) with a registered device; the appliance joined to it. */
 export async function twoNodes(opts: Parameters<typeof createAppliance>[1] = {}) {
   const cloud = await createCloud(opts.clock);

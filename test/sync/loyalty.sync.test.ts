@@ -9,7 +9,7 @@ import type { Runtime } from '../../server/runtime.js';
 import { seedMenu, type SeededMenu } from '../helpers/factories.js';
 import { findEverywhere } from '../server/modules/loyalty/helpers.js';
 import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from './chunk.js';
-import { createAppliance, FakeTransport, replicatedState, twoNodes } from './harness.js';
+import { createAppliance, FakeTransport, quiesce, replicatedState, twoNodes } from './harness.js';
 
 /** Loyalty across the appliance and the cloud (issue 9, docs/loyalty.md): earning once, the escrow, merges, erasure. */
 async function joined(opts: { allowance?: number } = {}) {
@@ -22,13 +22,6 @@ async function joined(opts: { allowance?: number } = {}) {
   return { ...nodes, menu, actor };
 }
 type Nodes = Awaited<ReturnType<typeof joined>>;
-
-async function quiesce(appliance: Nodes['appliance']) {
-  for (let i = 0; i < 6; i++) {
-    const r = await appliance.engine.syncOnce();
-    if (r.pushed === 0 && r.pulled === 0) return;
-  }
-}
 
 /** A paid order of `burgers` burgers (€ 14,50 each) with this phone on one side. */
 async function paid(rt: Pick<Runtime, 'services'>, tenantId: string, menu: SeededMenu, phone: string, burgers = 1, name?: string) {

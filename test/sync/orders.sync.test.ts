@@ -4,7 +4,7 @@ import { PROTOCOL_VERSION } from '../../sync/protocol.js';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { orderBody, seedMenu } from '../helpers/factories.js';
 import { ordersSync } from '../../server/modules/orders/orders.sync.js';
-import { createAppliance, FakeTransport, replicatedState, twoNodes } from './harness.js';
+import { createAppliance, FakeTransport, quiesce, replicatedState, twoNodes } from './harness.js';
 
 /** Menu and orders across the appliance and the cloud (issue 4, ARCHITECTURE §4). */
 async function joined() {
@@ -14,13 +14,6 @@ async function joined() {
   await appliance.engine.syncOnce(); // bootstrap: tenant, users, menu
   const actor = (via: 'pos' | 'web' | 'external' = 'pos') => ({ tenantId: tenant.id, userId: null, via });
   return { ...nodes, menu, actor };
-}
-
-async function quiesce(appliance: Awaited<ReturnType<typeof joined>>['appliance']) {
-  for (let i = 0; i < 5; i++) {
-    const r = await appliance.engine.syncOnce();
-    if (r.pushed === 0 && r.pulled === 0) return;
-  }
 }
 
 describe('sync: menu and orders', () => {

@@ -6,7 +6,7 @@ import { PUSH_TX_OPS } from '../../../../sync/cloud.js';
 import type { ApplyContext, SyncChange } from '../../../../sync/types.js';
 import { floorSync, MERGED_NOTE } from '../../../../server/modules/floor/floor.sync.js';
 import { seedMenu } from '../../../helpers/factories.js';
-import { createAppliance, FakeTransport, replicatedState, twoNodes, type Appliance } from '../../../sync/harness.js';
+import { createAppliance, FakeTransport, quiesce, replicatedState, twoNodes } from '../../../sync/harness.js';
 import { seedFloor } from './helpers.js';
 
 /**
@@ -18,13 +18,6 @@ import { seedFloor } from './helpers.js';
 
 const billDescriptor = floorSync.find((d) => d.entity === 'bill')!;
 afterEach(() => vi.restoreAllMocks());
-
-async function quiesce(node: Appliance) {
-  for (let i = 0; i < 6; i++) {
-    const r = await node.engine.syncOnce();
-    if (r.pushed === 0 && r.pulled === 0) return;
-  }
-}
 
 /** One restaurant, two appliances; the first (A) offline does two table visits while the second (B) opens T1 in the cloud. */
 async function scenario() {

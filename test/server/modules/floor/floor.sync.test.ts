@@ -3,7 +3,7 @@ import { newId } from '../../../../server/shared/ids.js';
 import { SCHEMA_VERSION } from '../../../../server/db/migrations/index.js';
 import { PROTOCOL_VERSION, type WireOp } from '../../../../sync/protocol.js';
 import { seedMenu } from '../../../helpers/factories.js';
-import { replicatedState, twoNodes } from '../../../sync/harness.js';
+import { quiesce, replicatedState, twoNodes } from '../../../sync/harness.js';
 import { MERGED_NOTE } from '../../../../server/modules/floor/floor.sync.js';
 import { seedFloor } from './helpers.js';
 
@@ -17,13 +17,6 @@ async function joined() {
   const actor = (via: 'pos' | 'web' = 'pos') => ({ tenantId: tenant.id, userId: null, via });
   const items = [{ product_id: menu.burger.id, quantity: 1 }];
   return { ...nodes, menu, floor, actor, items };
-}
-
-async function quiesce(appliance: Awaited<ReturnType<typeof joined>>['appliance']) {
-  for (let i = 0; i < 6; i++) {
-    const r = await appliance.engine.syncOnce();
-    if (r.pushed === 0 && r.pulled === 0) return;
-  }
 }
 
 describe('sync: floor plan and bills', () => {

@@ -6,7 +6,7 @@ import type { TemperatureLog } from '../../../../server/modules/haccp/haccp.sche
 import { newId } from '../../../../server/shared/ids.js';
 import { ManualClock } from '../../../../server/shared/clock.js';
 import type { Runtime } from '../../../../server/runtime.js';
-import { createAppliance, FakeTransport, replicatedState, twoNodes } from '../../../sync/harness.js';
+import { createAppliance, FakeTransport, quiesce, replicatedState, twoNodes } from '../../../sync/harness.js';
 import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from '../../../sync/chunk.js';
 
 /**
@@ -17,11 +17,6 @@ import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from '../../../syn
 
 const HACCP_TABLES = ['haccp_units', 'haccp_checklists', 'haccp_temperature_logs', 'haccp_checklist_runs', 'haccp_incidents', 'haccp_actions'];
 const pick = (state: Record<string, unknown[]>) => Object.fromEntries(HACCP_TABLES.map((t) => [t, state[t]]));
-
-async function syncFully(appliance: { engine: { syncOnce(): Promise<unknown> } }) {
-  await appliance.engine.syncOnce();
-  await appliance.engine.syncOnce();
-}
 
 const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id).sort();
 
@@ -35,7 +30,7 @@ describe('HACCP sync between an appliance and the cloud', () => {
     await h.cloud.createUnit(tenant.id, { name: 'Koelcel 1', unit_type: 'koelcel', target_max: 4 });
     const list = await h.cloud.createChecklist(tenant.id, { name: 'Opening', frequency: 'daily', deadline: '11:00', items: [{ label: 'Koelingen' }, { label: 'Handen' }] });
     await h.cloud.logTemperature(staffC, { unit_name: 'Koelcel 1', temperature: 3 });
-    await syncFully(appliance);
+    await quiesce(appliance);
 
     // The internet goes down. The restaurant keeps working on the appliance; the cloud too (a web app).
     transport.offline = true;
@@ -56,7 +51,7 @@ describe('HACCP sync between an appliance and the cloud', () => {
     transport.offline = false;
     transport.faults.push('lose-response');
     await appliance.engine.syncOnce().catch(() => {});
-    await syncFully(appliance);
+    await quiesce(appliance);
 
     const cloudExport = await h.cloud.export(tenant.id, 7);
     const appExport = await h.app.export(tenant.id, 7);
@@ -90,7 +85,7 @@ describe('HACCP sync between an appliance and the cloud', () => {
     expect(onApp.unit_id).toBe(onCloud.unit_id);
     expect(onApp.status).toBe('ok'); // judged against its own registration (5 °C) at the time
     transport.offline = false;
-    await syncFully(appliance);
+    await quiesce(appliance);
     for (const rt of [cloud, appliance] as Runtime[]) {
       const units = await rt.services.haccp.listUnits(tenant.id);
       expect(units).toEqual([expect.objectContaining({ id: onCloud.unit_id, name: 'Koelcel 3', target_max: 4 })]);
@@ -108,9 +103,9 @@ describe('HACCP sync between an appliance and the cloud', () => {
     await appliance.engine.syncOnce();
     const staff = { tenantId: tenant.id, userId: tenant.staffId };
     await appliance.services.haccp.logTemperature(staff, { unit_name: 'Koelcel 1', unit_type: 'koelcel', temperature: 9, target_max: 4 });
-    await syncFully(appliance);
+    await quiesce(appliance);
     await cloud.services.haccp.logTemperature(staff, { unit_name: 'Koelcel 1', temperature: 3 });
-    await syncFully(appliance);
+    await quiesce(appliance);
     const { createAppliance, FakeTransport } = await import('../../../sync/harness.js');
     const { sync_key } = await cloud.services.sync.cloud.createDevice(tenant.id, 'Tweede kassa');
     const late = await createAppliance(new FakeTransport(() => cloud, sync_key));
@@ -129,7 +124,7 @@ describe('HACCP sync between an appliance and the cloud', () => {
     await cloud.services.haccp.createUnit(tenant.id, { name: 'Koelcel 1', unit_type: 'koelcel', target_max: 4 });
     const list = await cloud.services.haccp.createChecklist(tenant.id, { name: 'Opening', frequency: 'daily', deadline: '11:00', items: [{ label: 'Koelingen' }, { label: 'Handen' }] });
     await cloud.services.haccp.logTemperature(staff, { unit_name: 'Koelcel 1', temperature: 3 });
-    await syncFully(appliance);
+    await quiesce(appliance);
     transport.offline = true;
     // Offline: a chain of readings (three kritiek: an incident each), an action, a run, two new units (one also registered in the cloud, with another target: a conflict).
     await cloud.services.haccp.logTemperature(staff, { unit_name: 'Koelcel 3', unit_type: 'koelcel', temperature: 3, target_max: 4 });
@@ -163,7 +158,7 @@ describe('HACCP sync between an appliance and the cloud', () => {
 
     // Back online: the appliance adopts the cloud's state; both verify both chains, alike.
     transport.offline = false;
-    await syncFully(appliance);
+    await quiesce(appliance);
     const [onCloud, onApp] = [await cloud.services.haccp.verify(tenant.id), await appliance.services.haccp.verify(tenant.id)];
     expect(onCloud.verified && onApp.verified).toBe(true);
     expect(onApp.chains).toEqual(onCloud.chains);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replicatedState, twoNodes, type Appliance } from '../../../sync/harness.js';
+import { quiesce, replicatedState, twoNodes, type Appliance } from '../../../sync/harness.js';
 import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from '../../../sync/chunk.js';
 import type { SeededTenant } from '../../../helpers/app.js';
 
@@ -15,13 +15,6 @@ async function joined(tables: Array<[string, number]>) {
   for (const [name, seats] of tables) ids[name] = (await cloud.services.floor.createTable(tenant.id, { zone_id: zone.id, name, seats, x: 0, y: 0 })).id;
   await appliance.engine.syncOnce();
   return { ...nodes, ids };
-}
-
-async function quiesce(appliance: Appliance) {
-  for (let i = 0; i < 6; i++) {
-    const r = await appliance.engine.syncOnce();
-    if (r.pushed === 0 && r.pulled === 0) return;
-  }
 }
 
 async function staffCookie(appliance: Appliance, tenant: SeededTenant) {

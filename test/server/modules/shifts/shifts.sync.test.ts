@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../server/shared/clock.js';
 import { shiftsSync } from '../../../../server/modules/shifts/shifts.sync.js';
-import { replicatedState, twoNodes } from '../../../sync/harness.js';
+import { quiesce, replicatedState, twoNodes } from '../../../sync/harness.js';
 import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from '../../../sync/chunk.js';
 
 /** Shifts across sync (docs/insights.md "Shifts across sync"): a cloud and an appliance sharing one clock. */
@@ -10,13 +10,6 @@ async function joined() {
   const nodes = await twoNodes({ clock });
   await nodes.appliance.engine.syncOnce(); // bootstrap: tenant, users
   return { ...nodes, clock };
-}
-
-async function quiesce(appliance: Awaited<ReturnType<typeof joined>>['appliance']) {
-  for (let i = 0; i < 6; i++) {
-    const r = await appliance.engine.syncOnce();
-    if (r.pushed === 0 && r.pulled === 0) return;
-  }
 }
 
 const hoursOf = async (side: { services: Awaited<ReturnType<typeof joined>>['cloud']['services'] }, tenantId: string, userId: string) =>

@@ -4,7 +4,7 @@ import { stockSync } from '../../../../server/modules/stock/stock.sync.js';
 import { replayLevel } from '../../../../server/modules/stock/stock.rules.js';
 import { RejectOp } from '../../../../sync/types.js';
 import { TxBatch } from '../../../../sync/apply-helpers.js';
-import { createAppliance, FakeTransport, replicatedState, twoNodes } from '../../../sync/harness.js';
+import { createAppliance, FakeTransport, quiesce, replicatedState, twoNodes } from '../../../sync/harness.js';
 import { stockRepository } from '../../../../server/modules/stock/stock.repository.js';
 import type { TestApp } from '../../../helpers/app.js';
 import type { Runtime } from '../../../../server/runtime.js';
@@ -39,13 +39,6 @@ const move = (product_id: string, location_id: string, type: 'INTAKE' | 'REMOVAL
   note: null,
   reason: null,
 });
-
-async function quiesce(appliance: Awaited<ReturnType<typeof joined>>['appliance']) {
-  for (let i = 0; i < 6; i++) {
-    const r = await appliance.engine.syncOnce();
-    if (r.pushed === 0 && r.pulled === 0) return;
-  }
-}
 
 /** A side's level of a product at a location, and the replay of that side's ledger (they must agree). */
 async function level(rt: Runtime | TestApp, tenantId: string, productId: string, locationId: string) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../server/shared/clock.js';
 import { wasteSync } from '../../../../server/modules/waste/waste.sync.js';
-import { replicatedState, twoNodes } from '../../../sync/harness.js';
+import { quiesce, replicatedState, twoNodes } from '../../../sync/harness.js';
 import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from '../../../sync/chunk.js';
 
 /** Waste across sync (docs/insights.md "Waste across sync"): a ledger; the stock removal travels as stock's own row. */
@@ -23,10 +23,7 @@ describe('waste across sync', () => {
     transport.offline = false;
     transport.faults.push('lose-response');
     await appliance.engine.pushOnce().catch(() => undefined);
-    for (let i = 0; i < 5; i++) {
-      const r = await appliance.engine.syncOnce();
-      if (r.pushed === 0 && r.pulled === 0) break;
-    }
+    await quiesce(appliance);
     for (const side of [cloud, appliance]) {
       const stats = await side.services.waste.stats(tenant.id, 7);
       expect(stats).toMatchObject({ total_cost_cents: 4800, entries: 2 });
@@ -63,10 +60,7 @@ describe('waste across sync', () => {
     expect(reference.rows.waste_entries).toHaveLength(3);
 
     transport.offline = false;
-    for (let i = 0; i < 5; i++) {
-      const r = await appliance.engine.syncOnce();
-      if (r.pushed === 0 && r.pulled === 0) break;
-    }
+    await quiesce(appliance);
     expect((await cloud.services.waste.stats(tenant.id, 7)).entries).toBe(3);
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });

@@ -7,7 +7,7 @@ import { ManualClock } from '../../../../server/shared/clock.js';
 import { SyncEngine } from '../../../../sync/engine.js';
 import { createTestApp, type TestApp } from '../../../helpers/app.js';
 import { seedMenu } from '../../../helpers/factories.js';
-import { FakeTransport, replicatedState, twoNodes as harnessNodes } from '../../../sync/harness.js';
+import { FakeTransport, quiesce, replicatedState, twoNodes as harnessNodes } from '../../../sync/harness.js';
 import { settle, startReceiver, verifies } from './receiver.js';
 import { MANAGED_IN_CLOUD } from '../../../../server/modules/apikeys/apikeys.service.js';
 
@@ -35,7 +35,7 @@ async function twoNodes() {
   };
   /** Sync until both sides have nothing more to say, then let the cloud's consumer and worker finish. */
   const sync = async () => {
-    for (let i = 0; i < 3; i++) await engine.syncOnce();
+    await quiesce(engine);
     await settle(cloud);
     await settle(appliance);
   };
