@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../helpers/app.js';
 import { orderBody, seedMenu } from '../../../helpers/factories.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../../../server/modules/orders/orders.schemas.js';
+import { transition } from '../../../../server/modules/orders/orders.rules.js';
 
 async function setup() {
   const t = await createTestApp();
@@ -132,15 +133,27 @@ describe('idempotency (CONTRACT §5)', () => {
 });
 
 describe('status rules (CONTRACT §5)', () => {
-  const RANK: Record<OrderStatus, number> = { new: 0, accepted: 1, preparing: 2, ready: 3, delivering: 4, completed: 5, cancelled: 5 };
-  const final = (s: OrderStatus) => s === 'completed' || s === 'cancelled';
-  const expected = (from: OrderStatus, to: OrderStatus) => {
-    if (from === to) return 'noop';
-    if (final(from)) return 'forbidden';
-    if (to === 'cancelled' || RANK[to] > RANK[from]) return 'allowed';
-    return 'forbidden';
-  };
-  const pairs = ORDER_STATUSES.flatMap((from) => ORDER_STATUSES.map((to) => [from, to, expected(from, to)] as const));
+  type Verdict = 'noop' | 'allowed' | 'forbidden';
+  /**
+   * Every move, written out from CONTRACT §5 (not computed, so not a copy of the rule under test):
+   * forward in the order new, accepted, preparing, ready, delivering, completed, skipping allowed;
+   * any non-final status to cancelled; backward or out of completed/cancelled forbidden (409);
+   * the same status a no-op (200).
+   */
+  const pairs: ReadonlyArray<readonly [from: OrderStatus, to: OrderStatus, verdict: Verdict]> = [
+    ['new', 'new', 'noop'], ['new', 'accepted', 'allowed'], ['new', 'preparing', 'allowed'], ['new', 'ready', 'allowed'], ['new', 'delivering', 'allowed'], ['new', 'completed', 'allowed'], ['new', 'cancelled', 'allowed'],
+    ['accepted', 'new', 'forbidden'], ['accepted', 'accepted', 'noop'], ['accepted', 'preparing', 'allowed'], ['accepted', 'ready', 'allowed'], ['accepted', 'delivering', 'allowed'], ['accepted', 'completed', 'allowed'], ['accepted', 'cancelled', 'allowed'],
+    ['preparing', 'new', 'forbidden'], ['preparing', 'accepted', 'forbidden'], ['preparing', 'preparing', 'noop'], ['preparing', 'ready', 'allowed'], ['preparing', 'delivering', 'allowed'], ['preparing', 'completed', 'allowed'], ['preparing', 'cancelled', 'allowed'],
+    ['ready', 'new', 'forbidden'], ['ready', 'accepted', 'forbidden'], ['ready', 'preparing', 'forbidden'], ['ready', 'ready', 'noop'], ['ready', 'delivering', 'allowed'], ['ready', 'completed', 'allowed'], ['ready', 'cancelled', 'allowed'],
+    ['delivering', 'new', 'forbidden'], ['delivering', 'accepted', 'forbidden'], ['delivering', 'preparing', 'forbidden'], ['delivering', 'ready', 'forbidden'], ['delivering', 'delivering', 'noop'], ['delivering', 'completed', 'allowed'], ['delivering', 'cancelled', 'allowed'],
+    ['completed', 'new', 'forbidden'], ['completed', 'accepted', 'forbidden'], ['completed', 'preparing', 'forbidden'], ['completed', 'ready', 'forbidden'], ['completed', 'delivering', 'forbidden'], ['completed', 'completed', 'noop'], ['completed', 'cancelled', 'forbidden'],
+    ['cancelled', 'new', 'forbidden'], ['cancelled', 'accepted', 'forbidden'], ['cancelled', 'preparing', 'forbidden'], ['cancelled', 'ready', 'forbidden'], ['cancelled', 'delivering', 'forbidden'], ['cancelled', 'completed', 'forbidden'], ['cancelled', 'cancelled', 'noop'],
+  ];
+
+  it('the table names every pair of statuses once, and transition() gives its verdict for each', () => {
+    expect(pairs.map(([from, to]) => `${from}→${to}`).sort()).toEqual(ORDER_STATUSES.flatMap((from) => ORDER_STATUSES.map((to) => `${from}→${to}`)).sort());
+    expect(pairs.map(([from, to]) => [from, to, transition(from, to)])).toEqual(pairs);
+  });
 
   it.each(pairs)('%s → %s is %s', async (from, to, verdict) => {
     const { t, r, menu, staff, admin } = await setup();
