@@ -60,6 +60,29 @@ export async function freshDatabase(adminUrl = PG_ADMIN_URL): Promise<{ url: str
   };
 }
 
+/** The environment variable that marks every process a cluster spawns (servers and CLI runs), children included. */
+export const MARKER_VAR = 'E2E_CLUSTER_MARKER';
+
+/**
+ * Live processes whose environment carries `E2E_CLUSTER_MARKER=<marker>` (Linux /proc): whatever a
+ * cluster started, including anything those processes started in turn (they inherit it).
+ */
+export function markedProcesses(marker: string): number[] {
+  const needle = `${MARKER_VAR}=${marker}`;
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let environ: string;
+    try {
+      environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
+    } catch {
+      continue; // gone meanwhile, or not ours to read
+    }
+    if (environ.split('\0').includes(needle)) found.push(Number(entry));
+  }
+  return found.sort((a, b) => a - b);
+}
+
 function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC' };
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
@@ -219,13 +242,16 @@ export class Cluster {
   /** idempotency key → node and body of POSTs without an answer (a retry sends the same body). */
   readonly unknown = new Map<string, { where: 'appliance' | 'cloud'; items: Array<{ product_id: string; quantity: number }> }>();
   readonly log: (msg: string) => void;
+  /** Carried by every process this cluster spawns (`markedProcesses`); several clusters may share one. */
+  readonly marker: string;
 
-  constructor(opts: { log?: (msg: string) => void } = {}) {
+  constructor(opts: { log?: (msg: string) => void; marker?: string } = {}) {
     this.log = opts.log ?? (() => {});
+    this.marker = opts.marker ?? randomBytes(8).toString('hex');
   }
 
   /** `killDuringBootstrap`: the appliance's first start is SIGKILLed in the middle of its bootstrap snapshot (before the page commits); the second completes it. */
-  static async create(opts: { log?: (msg: string) => void; adminUrl?: string; killDuringBootstrap?: boolean } = {}): Promise<Cluster> {
+  static async create(opts: { log?: (msg: string) => void; adminUrl?: string; killDuringBootstrap?: boolean; marker?: string } = {}): Promise<Cluster> {
     const c = new Cluster(opts);
     try {
       await c.setUp(opts.adminUrl ?? PG_ADMIN_URL, opts.killDuringBootstrap ?? false);
@@ -239,7 +265,7 @@ export class Cluster {
   private async setUp(adminUrl: string, killDuringBootstrap: boolean): Promise<void> {
     this.db = await freshDatabase(adminUrl);
     this.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restaurant-e2e-'));
-    const common = { LOG_LEVEL: 'warn', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000' };
+    const common = { LOG_LEVEL: 'warn', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', [MARKER_VAR]: this.marker };
     const cloudEnv = { ...common, ROLE: 'cloud', DATABASE_URL: this.db.url, PAYMENT_PROVIDER: 'simulator' };
     this.cloud = new Node('cloud', await freePort(), cloudEnv);
     await this.cloud.start();
