@@ -187,13 +187,30 @@ describeBrowser('staff app in Chromium (sqlite lane only: the database is not th
     const page = await tablet();
     await pinLogin(page);
     const before = await page.locator('.card').count();
-    // Drop the tablet's socket from the server side, create an order while it is away, let it reconnect.
-    const sockets = await rt.app.io.in(tenantRoom(tenant.id)).fetchSockets();
-    for (const s of sockets) s.disconnect(false);
-    await page.waitForSelector('#conn:not([data-state="live"])', { timeout: 5000 }).catch(() => {});
-    const product = (await rt.services.menu.staffMenu(tenant.id)).categories[0]!.products[0]!;
-    await rt.services.orders.create({ tenantId: tenant.id, userId: null, via: 'pos' }, { items: [{ product_id: product.id, quantity: 3 }] });
-    // socket.io does not reconnect after a server-side disconnect by itself; the app must
+    // New connections wait at this gate until the order below exists: the tablet is really away
+    // when it is made, so it can only learn of it by the catch-up, not live.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    rt.app.io.use((_socket, next) => {
+      held += 1;
+      void gate.then(() => next());
+    });
+    try {
+      // Drop the tablets' sockets from the server side (this one's among them).
+      const sockets = await rt.app.io.in(tenantRoom(tenant.id)).fetchSockets();
+      expect(sockets.length).toBeGreaterThan(0);
+      for (const s of sockets) s.disconnect(false);
+      await page.waitForSelector('#conn[data-state="offline"]', { timeout: 5000 });
+      // socket.io does not reconnect after a server-side disconnect by itself; the app must (its attempt waits at the gate).
+      await expect.poll(() => held, { timeout: 10_000 }).toBeGreaterThan(0);
+      const product = (await rt.services.menu.staffMenu(tenant.id)).categories[0]!.products[0]!;
+      await rt.services.orders.create({ tenantId: tenant.id, userId: null, via: 'pos' }, { items: [{ product_id: product.id, quantity: 3 }] });
+      expect(await page.getAttribute('#conn', 'data-state')).not.toBe('live');
+      expect(await page.locator('.card').count()).toBe(before);
+    } finally {
+      release();
+    }
     await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
     await expect.poll(() => page.locator('.card').count(), { timeout: 5000 }).toBe(before + 1);
   }, 60_000);
