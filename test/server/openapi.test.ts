@@ -122,7 +122,8 @@ describe('OpenAPI description and docs page', () => {
     for (const ref of refs) expect(resolveRef(doc, ref), ref).toBeDefined();
   });
 
-  it('`npm run openapi` writes the served document to a file, with no database server and nothing from the environment', async () => {
+  // A process test (as test/server/cli.test.ts): once, on the sqlite lane; the export never opens the lane's database.
+  it.runIf(lane === 'sqlite')('`npm run openapi` writes the served document to a file, with no database server and nothing from the environment', { timeout: 120_000 }, async () => {
     const t = await createTestApp();
     const served = (await t.req({ method: 'GET', url: '/api/v1/openapi.json' })).json();
     const dir = tempDataDir();
