@@ -65,9 +65,7 @@ export async function countRows(t: TestApp, table: 'orders' | 'payments' | 'publ
   return Number((await q.execute(t.handle.db)).rows[0]!.n);
 }
 
-/** Loyalty points of a phone when the loyalty module is wired (issue 9), else null. */
-export async function pointsOf(t: TestApp, tenantId: string, phone: string): Promise<number | null> {
-  const loyalty = (t.services as unknown as { loyalty?: { balanceByPhone(t: string, p: string): Promise<{ balance: number }> } }).loyalty;
-  if (!loyalty) return null;
-  return loyalty.balanceByPhone(tenantId, phone).then((b) => b.balance, () => 0);
+/** Loyalty points of a phone (0 for a phone without a customer). */
+export async function pointsOf(t: TestApp, tenantId: string, phone: string): Promise<number> {
+  return t.services.loyalty.balanceByPhone(tenantId, phone).then((b) => b.balance, () => 0);
 }
