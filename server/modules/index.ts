@@ -104,7 +104,8 @@ export function createServices(deps: CoreDeps) {
   // Insights (issue 13): forecast and analytics read orders; shifts use the forecast for the roster.
   // Waste books its stock removal through stock (same transaction) and lowers dishes' margins in analytics.
   const forecast = createForecastService({ db, clock, tenants });
-  const waste = createWasteService({ db, changes, clock, tenants, menu, stock, dataDir: deps.config.dataDir });
+  // Waste photos: on the appliance's disk; in the cloud in the database, so every node reads them (issue 28 point 16).
+  const waste = createWasteService({ db, changes, clock, tenants, menu, stock, dataDir: deps.config.dataDir, photoStore: deps.config.role === 'cloud' ? 'database' : 'disk' });
   const insights = createAnalyticsService({
     db, clock, tenants, menu,
     wasteCosts: (tenantId, from, to, sold) => waste.costByDish(tenantId, from, to, sold),

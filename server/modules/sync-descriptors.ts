@@ -52,6 +52,7 @@ export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {
   webhook_deliveries: "the sending node's delivery queue and history (the cloud, or a stand-alone appliance): each event is sent by one node, so the queue stays there",
   ...PAYMENTS_LOCAL_ONLY,
   loyalty_accounts: 'derived: what each holder (the pool, an appliance) may spend per customer, maintained with every loyalty ledger row on each node and rebuildable from the replicated ledger (docs/loyalty.md)',
+  upload_blobs: "the cloud's copy of uploaded photos' bytes (issue 28 point 16), which every cloud node reads; photos never sync (an appliance keeps its own on its disk, the entry's photo_type/photo_bytes say one exists)",
   floor_table_status: "the table status last announced to this node's tablets: each node derives statuses from its own bills, orders and reservations and announces its own changes",
 };
 

@@ -7,6 +7,12 @@ export type WasteRow = WasteEntriesTable;
 export const wasteRepository = {
   insert: (db: Executor, row: WasteRow) => db.insertInto('waste_entries').values(row).execute(),
 
+  /** A photo's bytes kept in the database (the cloud's store). */
+  insertBlob: (db: Executor, row: { id: string; tenant_id: string; content_type: string; bytes: Buffer; created_at: string }) =>
+    db.insertInto('upload_blobs').values(row).onConflict((oc) => oc.column('id').doNothing()).execute(),
+  findBlob: (db: Executor, tenantId: string, id: string) =>
+    db.selectFrom('upload_blobs').select(['content_type', 'bytes']).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
+
   find: (db: Executor, tenantId: string, id: string) =>
     db.selectFrom('waste_entries').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
 

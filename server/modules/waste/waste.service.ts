@@ -38,9 +38,16 @@ export async function photoType(buffer: Buffer): Promise<PhotoType> {
   return found.mime as PhotoType;
 }
 
-export function createWasteService(deps: { db: Db; changes: ChangeLog; clock: Clock; tenants: TenantsService; menu: MenuService; stock: StockService; dataDir: string }) {
+/**
+ * Where photos are kept: `disk` (the appliance: DATA_DIR/uploads/waste) or `database` (the cloud:
+ * upload_blobs, so every node reads them; issue 28 point 16).
+ */
+export type PhotoStore = 'disk' | 'database';
+
+export function createWasteService(deps: { db: Db; changes: ChangeLog; clock: Clock; tenants: TenantsService; menu: MenuService; stock: StockService; dataDir: string; photoStore?: PhotoStore }) {
   const { db, changes, clock, tenants, menu, stock } = deps;
   const photoDir = path.join(deps.dataDir, 'uploads', 'waste');
+  const inDatabase = deps.photoStore === 'database';
 
   async function period(tenantId: string, days: number) {
     const { timezone } = await tenants.cachedSettings(tenantId);
@@ -86,7 +93,7 @@ export function createWasteService(deps: { db: Db; changes: ChangeLog; clock: Cl
       const { timezone } = await tenants.cachedSettings(actor.tenantId);
       const id = newId();
       const file = type ? `${id}.${PHOTO_TYPES[type]}` : null;
-      if (photo && file) {
+      if (photo && file && !inDatabase) {
         await fs.mkdir(photoDir, { recursive: true });
         await fs.writeFile(path.join(photoDir, file), photo.buffer);
       }
@@ -120,12 +127,14 @@ export function createWasteService(deps: { db: Db; changes: ChangeLog; clock: Cl
             created_at: w.now,
           };
           await wasteRepository.insert(w.trx, row);
+          // The cloud keeps the bytes with the entry, in the same transaction: no file, nothing to clean up.
+          if (photo && type && inDatabase) await wasteRepository.insertBlob(w.trx, { id, tenant_id: actor.tenantId, content_type: type, bytes: photo.buffer, created_at: w.now });
           const { tenant_id: _t, ...entry } = row;
           await w.record({ entity: 'waste', entityId: id, kind: 'waste.recorded', payload: { entry } });
           return { ...toDto(row, product), stock: { movement_id: booked.movement.id, location_id: booked.movement.location_id, level: booked.level } };
         });
       } catch (err) {
-        if (file) await fs.rm(path.join(photoDir, file), { force: true });
+        if (file && !inDatabase) await fs.rm(path.join(photoDir, file), { force: true });
         throw err;
       }
     },
@@ -145,11 +154,20 @@ export function createWasteService(deps: { db: Db; changes: ChangeLog; clock: Cl
       const row = await wasteRepository.find(db, tenantId, id);
       if (!row) throw notFound('Afvalregistratie');
       if (!row.photo_file || !row.photo_type) throw notFound('Foto');
+      if (inDatabase) {
+        const blob = await wasteRepository.findBlob(db, tenantId, id);
+        if (blob) return { type: blob.content_type, body: Buffer.from(blob.bytes) };
+      }
+      let body: Buffer;
       try {
-        return { type: row.photo_type, body: await fs.readFile(path.join(photoDir, path.basename(row.photo_file))) };
+        body = await fs.readFile(path.join(photoDir, path.basename(row.photo_file)));
       } catch {
         throw new AppError('NOT_FOUND', 'Foto niet gevonden: die staat op het apparaat waarop hij gemaakt is.');
       }
+      // A file an older cloud release left on this node's disk moves into the database the first time
+      // it is asked for here, so every node serves it from then on (the file is left in place).
+      if (inDatabase) await wasteRepository.insertBlob(db, { id, tenant_id: tenantId, content_type: row.photo_type, bytes: body, created_at: clock.now().toISOString() });
+      return { type: row.photo_type, body };
     },
 
     /** GET /waste/stats: total cost, per reason, top products and per day over the last `days` days. */
