@@ -4,7 +4,7 @@
 import { h, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import htm from 'htm';
-import { euro, lang, t, toggleLang } from './i18n.js';
+import { euro, lang, longDate, t, tf, toggleLang } from './i18n.js';
 
 const html = htm.bind(h);
 const API = '/api/v1';
@@ -21,10 +21,11 @@ export function go(path) {
 }
 
 class ApiError extends Error {
-  constructor(status, message, code) {
+  constructor(status, message, code, details) {
     super(message);
     this.status = status;
     this.code = code;
+    this.details = details;
   }
 }
 async function api(method, path, body) {
@@ -35,7 +36,7 @@ async function api(method, path, body) {
     throw new ApiError(0, t('error'));
   }
   const json = await res.json().catch(() => ({}));
-  if (!res.ok) throw new ApiError(res.status, json.error ?? t('error'), json.code);
+  if (!res.ok) throw new ApiError(res.status, json.error ?? t('error'), json.code, json.details);
   return json;
 }
 
@@ -104,6 +105,46 @@ function RetryButton({ slug, orderId }) {
 
 const Err = ({ text }) => (text ? html`<p class="error" role="alert">${text}</p>` : null);
 
+/**
+ * An API error as a guest reads it (issue 26): never an API field name. Per field the form's own
+ * label (in the chosen language) and, in Dutch, the server's sentence; in English a plain request to
+ * check the field. `labels`: API field → label. Returns `{ message, fields }` (fields: the form
+ * field each error belongs to, shown beside it).
+ * @param {any} err @param {Record<string, string>} labels
+ */
+function explain(err, labels) {
+  if (err?.code === 'RATE_LIMITED') return { message: t('rate_limited'), fields: {} };
+  const fields = /** @type {Record<string, string>} */ ({});
+  for (const d of err?.details ?? []) {
+    const key = labels[d.field] !== undefined ? d.field : labels[String(d.field).split('.').pop()] !== undefined ? String(d.field).split('.').pop() : null;
+    if (!key || fields[key]) continue;
+    const sentence = String(d.error ?? '').replace(/^'[^']*'\s*/, '');
+    fields[key] = lang === 'nl' ? `${labels[key]} ${sentence}` : `${labels[key]}: ${t('check_field')}`;
+  }
+  const n = Object.keys(fields).length;
+  if (n) return { message: n === 1 ? t('check_field') : t('check_fields'), fields };
+  if (lang === 'en') return { message: err?.code === 'CONFLICT' ? t('conflict') : err?.status === 404 ? t('not_found') : t('error'), fields };
+  const message = String(err?.message ?? t('error')).replace(/'([A-Za-z_][\w.]*)'/g, (m, f) => (labels[f] ?? labels[f.split('.').pop()] ? String(labels[f] ?? labels[f.split('.').pop()]).toLowerCase() : /[_.]/.test(f) ? 'een veld' : m));
+  return { message, fields };
+}
+
+/** A field's error right below it, tied to its input. */
+const FieldErr = ({ id, text }) => (text ? html`<span class="field-error" id=${id}>${text}</span>` : null);
+
+/** Where the restaurant is and when it is open: on the menu and the booking page. */
+function RestaurantInfo({ r }) {
+  if (!r) return null;
+  const keys = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+  const days = /** @type {string[]} */ (/** @type {unknown} */ (t(/** @type {any} */ ('days'))));
+  return html`<section class="info" id="restaurant-info">
+    ${r.address ? html`<p id="restaurant-address"><strong>${t('address_title')}</strong><br />${r.address}</p>` : null}
+    ${r.phone ? html`<p><a href=${`tel:${r.phone}`} id="restaurant-phone">${t('call')}: ${r.phone}</a></p>` : null}
+    <details id="opening-hours"><summary>${t('hours_title')}</summary>
+      <table class="hours"><tbody>${keys.map((k, i) => html`<tr><th scope="row">${days[i]}</th><td>${(r.opening_hours?.[k] ?? []).length ? r.opening_hours[k].map(([a, b]) => `${a}–${b}`).join(', ') : t('closed')}</td></tr>`)}</tbody></table>
+    </details>
+  </section>`;
+}
+
 // ─── Menu, basket and checkout ────────────────────────────────────────────────────────────────
 function MenuPage({ slug }) {
   const [menu, setMenu] = useState(null);
@@ -112,9 +153,14 @@ function MenuPage({ slug }) {
   const [type, setType] = useState('pickup');
   const [sending, setSending] = useState(false);
   const [key, setKey] = useState(newKey());
+  const [fieldErrors, setFieldErrors] = useState(/** @type {Record<string, string>} */ ({}));
   useEffect(() => {
     api('GET', `/public/menu/${encodeURIComponent(slug)}`).then(setMenu, (e) => setError(e.status === 404 ? t('not_found') : e.message));
   }, [slug]);
+  useEffect(() => {
+    if (menu) document.title = `${menu.restaurant.name} · ${t('menu')}`;
+  }, [menu]);
+  const labels = { 'customer.name': t('name'), 'customer.phone': t('phone'), 'customer.email': t('email'), name: t('name'), phone: t('phone'), email: t('email'), delivery_address: t('address'), table: t('table_name'), notes: t('notes'), items: t('items'), type: t('order_type') };
   if (error && !menu) return html`<main class="page"><${Err} text=${error} /></main>`;
   if (!menu) return html`<main class="page"><p class="loading">…</p></main>`;
   const products = new Map(menu.categories.flatMap((c) => c.products.map((p) => [p.id, p])));
@@ -129,6 +175,7 @@ function MenuPage({ slug }) {
     const f = Object.fromEntries(new FormData(e.currentTarget));
     setSending(true);
     setError('');
+    setFieldErrors({});
     try {
       const body = {
         items: lines.map(([product_id, quantity]) => ({ product_id, quantity })),
@@ -144,12 +191,16 @@ function MenuPage({ slug }) {
       if (r.checkout_url) location.assign(r.checkout_url);
       else go(`/g/${encodeURIComponent(slug)}/bestelling/${r.order.id}`);
     } catch (err) {
-      setError(err.message);
+      const x = explain(err, labels);
+      setError(x.message);
+      setFieldErrors(x.fields);
       setSending(false);
     }
   };
+  const fe = (/** @type {string} */ k) => ({ 'aria-invalid': fieldErrors[k] ? 'true' : null, 'aria-describedby': fieldErrors[k] ? `err-${k}` : null });
   return html`<main class="page" id="menu-page">
     <h1>${menu.restaurant.name}</h1>
+    <${RestaurantInfo} r=${menu.restaurant} />
     <p class="links"><a href=${`/g/${encodeURIComponent(slug)}/reserveren`} onClick=${(e) => { e.preventDefault(); go(`/g/${encodeURIComponent(slug)}/reserveren`); }}>${t('book')}</a></p>
     ${!menu.ordering.accepting
       ? html`<section class="notice" id="paused" role="status"><h2>${t('paused_title')}</h2><p>${lang === 'nl' && menu.ordering.message ? menu.ordering.message : t('paused')}</p></section>`
@@ -174,12 +225,12 @@ function MenuPage({ slug }) {
           <fieldset><legend>${t('order_type')}</legend>
             ${['pickup', 'delivery', 'table'].map((k) => html`<label class="radio"><input type="radio" name="type" value=${k} checked=${type === k} onChange=${() => setType(k)} /> ${t(k)}</label>`)}
           </fieldset>
-          <label>${t('name')}<input name="name" required maxlength="120" autocomplete="name" /></label>
-          <label>${t('phone')}<input name="phone" type="tel" required autocomplete="tel" /></label>
-          <label>${t('email')}<input name="email" type="email" autocomplete="email" /></label>
-          ${type === 'delivery' ? html`<label>${t('address')}<input name="address" required minlength="5" autocomplete="street-address" /></label>` : null}
-          ${type === 'table' ? html`<label>${t('table_name')}<input name="table" required /></label>` : null}
-          <label>${t('notes')}<input name="notes" maxlength="400" /></label>
+          <label>${t('name')}<input name="name" required maxlength="120" autocomplete="name" ...${fe('customer.name')} /><${FieldErr} id="err-customer.name" text=${fieldErrors['customer.name']} /></label>
+          <label>${t('phone')}<input name="phone" type="tel" required autocomplete="tel" ...${fe('customer.phone')} /><${FieldErr} id="err-customer.phone" text=${fieldErrors['customer.phone']} /></label>
+          <label>${t('email')}<input name="email" type="email" autocomplete="email" ...${fe('customer.email')} /><${FieldErr} id="err-customer.email" text=${fieldErrors['customer.email']} /></label>
+          ${type === 'delivery' ? html`<label>${t('address')}<input name="address" required minlength="5" autocomplete="street-address" ...${fe('delivery_address')} /><${FieldErr} id="err-delivery_address" text=${fieldErrors.delivery_address} /></label>` : null}
+          ${type === 'table' ? html`<label>${t('table_name')}<input name="table" required ...${fe('table')} /><${FieldErr} id="err-table" text=${fieldErrors.table} /></label>` : null}
+          <label>${t('notes')}<input name="notes" maxlength="400" ...${fe('notes')} /><${FieldErr} id="err-notes" text=${fieldErrors.notes} /></label>
           <${Err} text=${error} />
           <button type="submit" class="primary" id="order-submit" disabled=${sending || lines.length === 0}>${sending ? t('sending') : type === 'table' ? t('place_order') : `${t('checkout')} (${euro(total)})`}</button>
         </form>`
@@ -190,6 +241,9 @@ function MenuPage({ slug }) {
 // ─── An order's status, followed live (polling) ───────────────────────────────────────────────
 function OrderPage({ slug, id }) {
   const { data: o, error } = usePoll(() => api('GET', `/public/order/${encodeURIComponent(slug)}/${id}`), (o) => o.status === 'completed' || o.status === 'cancelled', 3000, [id]);
+  useEffect(() => {
+    document.title = `${t('your_order')}${o ? ` ${o.number}` : ''}`;
+  }, [o?.number]);
   if (!o) return html`<main class="page"><${Err} text=${error} /><p class="loading">…</p></main>`;
   const failed = o.payment && ['failed', 'expired', 'canceled'].includes(o.payment.status) && o.payment_status !== 'paid';
   return html`<main class="page" id="order-page" data-status=${o.status} data-payment=${o.payment_status}>
@@ -211,6 +265,9 @@ function PaymentPage({ slug, id }) {
     // An order's payment settled: its status page takes over (it follows the kitchen too).
     if (p && final(p) && p.order && p.status === 'paid') go(`/g/${encodeURIComponent(slug)}/bestelling/${p.order.id}`);
   }, [p?.status]);
+  useEffect(() => {
+    document.title = t('pay');
+  }, []);
   if (!p) return html`<main class="page"><${Err} text=${error} /><p class="loading">${t('waiting_payment')}</p></main>`;
   const ok = p.status === 'paid';
   const back = p.purpose === 'table' && p.table_name ? `/g/${encodeURIComponent(slug)}/tafel/${encodeURIComponent(p.table_name)}` : p.order ? `/g/${encodeURIComponent(slug)}/bestelling/${p.order.id}` : `/g/${encodeURIComponent(slug)}/`;
@@ -235,6 +292,9 @@ function TablePage({ slug, table }) {
   useEffect(() => {
     void load();
   }, [slug, table]);
+  useEffect(() => {
+    document.title = `${t('bill')}${bill ? ` · ${t('table').toLowerCase()} ${bill.table.name}` : ''}`;
+  }, [bill?.table?.name]);
   if (!bill) return html`<main class="page"><${Err} text=${error} /><p class="loading">…</p></main>`;
   const cents = part ? Math.round(Number(amount.replace(',', '.')) * 100) : bill.open_cents;
   const tipCents = Math.round((cents * tip) / 100);
@@ -247,7 +307,7 @@ function TablePage({ slug, table }) {
       if (r.checkout_url) location.assign(r.checkout_url);
       else go(`/g/${encodeURIComponent(slug)}/betaling/${r.payment_id}`);
     } catch (err) {
-      setError(err.message);
+      setError(explain(err, { amount_cents: t('amount_label'), tip_cents: t('tip') }).message);
       setSending(false);
     }
   };
@@ -280,45 +340,68 @@ function BookPage({ slug }) {
   const [date, setDate] = useState(todayStr);
   const [party, setParty] = useState(2);
   const [slots, setSlots] = useState(null);
+  const [info, setInfo] = useState(null);
   const [time, setTime] = useState('');
   const [error, setError] = useState('');
+  const [fieldErrors, setFieldErrors] = useState(/** @type {Record<string, string>} */ ({}));
   const [done, setDone] = useState(null);
   const [sending, setSending] = useState(false);
+  const labels = { date: t('date'), time: t('time'), party_size: t('party'), name: t('name'), phone: t('phone'), email: t('email'), notes: t('notes') };
+  useEffect(() => {
+    // The restaurant's name, address, opening hours and largest online party come with its menu.
+    api('GET', `/public/menu/${encodeURIComponent(slug)}`).then((m) => setInfo(m.restaurant), () => {});
+  }, [slug]);
+  useEffect(() => {
+    document.title = `${t('book')}${info ? ` · ${info.name}` : ''}`;
+  }, [info, done]);
   useEffect(() => {
     setSlots(null);
     setTime('');
-    api('GET', `/public/reservations/${encodeURIComponent(slug)}?date=${date}`).then((a) => setSlots(a.slots), (e) => setError(e.message));
+    setError('');
+    api('GET', `/public/reservations/${encodeURIComponent(slug)}?date=${date}`).then((a) => setSlots(a.slots), (e) => setError(explain(e, labels).message));
   }, [slug, date]);
   if (done)
-    return html`<main class="page" id="booked"><h1>${t('booked')}</h1><p class="big-status ok">${done.date} ${done.time}, ${done.party_size} ${t('persons')}</p><p>${done.name}</p></main>`;
+    return html`<main class="page" id="booked"><h1>${t('booked')}</h1>
+      <p class="big-status ok">${longDate(done.date)}, ${done.time}</p><p>${done.party_size} ${t('persons')} · ${done.name}</p>
+      ${info ? html`<${RestaurantInfo} r=${info} />` : null}</main>`;
   const submit = async (e) => {
     e.preventDefault();
     const f = Object.fromEntries(new FormData(e.currentTarget));
     setSending(true);
     setError('');
+    setFieldErrors({});
     try {
       setDone(await api('POST', `/public/reservations/${encodeURIComponent(slug)}`, { date, time, party_size: party, name: f.name, phone: f.phone, ...(f.email ? { email: f.email } : {}), ...(f.notes ? { notes: f.notes } : {}) }));
     } catch (err) {
-      setError(err.message);
+      const x = explain(err, labels);
+      setError(x.message);
+      setFieldErrors(x.fields);
       setSending(false);
     }
   };
+  const max = info?.max_party_size ?? Infinity;
+  const tooMany = party > max;
   const open = (slots ?? []).filter((s) => s.available && s.max_party_size >= party);
+  const fe = (/** @type {string} */ k) => ({ 'aria-invalid': fieldErrors[k] ? 'true' : null, 'aria-describedby': fieldErrors[k] ? `err-${k}` : null });
   return html`<main class="page" id="book-page">
-    <h1>${t('book')}</h1>
+    <h1>${t('book')}${info ? html` · ${info.name}` : null}</h1>
     <form class="checkout" id="booking" onSubmit=${submit}>
-      <label>${t('date')}<input type="date" id="book-date" min=${todayStr} value=${date} onChange=${(e) => e.currentTarget.value && setDate(e.currentTarget.value)} /></label>
-      <label>${t('party')}<input type="number" id="book-party" min="1" max="50" value=${party} onInput=${(e) => setParty(Number(e.currentTarget.value) || 1)} /></label>
+      <label>${t('date')}<input type="date" id="book-date" min=${todayStr} value=${date} onChange=${(e) => e.currentTarget.value && setDate(e.currentTarget.value)} ...${fe('date')} /><${FieldErr} id="err-date" text=${fieldErrors.date} /></label>
+      <label>${t('party')}<input type="number" id="book-party" min="1" max="100" value=${party} onInput=${(e) => setParty(Number(e.currentTarget.value) || 1)} ...${fe('party_size')} /><${FieldErr} id="err-party_size" text=${fieldErrors.party_size} /></label>
       <fieldset><legend>${t('time')}</legend>
-        ${slots === null ? html`<p class="loading">…</p>` : open.length === 0 ? html`<p class="muted" id="no-times">${t('no_times')}</p>` : html`<div class="times">${open.map((s) => html`<button type="button" class=${time === s.time ? 'time chosen' : 'time'} data-time=${s.time} onClick=${() => setTime(s.time)}>${s.time}</button>`)}</div>`}
+        ${tooMany
+          ? html`<p class="notice" id="too-many">${tf('too_many', { n: max, phone: info?.phone ? `: ${info.phone}` : '' })}</p>`
+          : slots === null ? html`<p class="loading">…</p>` : open.length === 0 ? html`<p class="muted" id="no-times">${t('no_times')}</p>` : html`<div class="times">${open.map((s) => html`<button type="button" class=${time === s.time ? 'time chosen' : 'time'} aria-pressed=${String(time === s.time)} data-time=${s.time} onClick=${() => setTime(s.time)}>${s.time}</button>`)}</div>`}
+        <${FieldErr} id="err-time" text=${fieldErrors.time} />
       </fieldset>
-      <label>${t('name')}<input name="name" required maxlength="120" autocomplete="name" /></label>
-      <label>${t('phone')}<input name="phone" type="tel" required autocomplete="tel" /></label>
-      <label>${t('email')}<input name="email" type="email" autocomplete="email" /></label>
-      <label>${t('notes')}<input name="notes" maxlength="400" /></label>
+      <label>${t('name')}<input name="name" required maxlength="120" autocomplete="name" ...${fe('name')} /><${FieldErr} id="err-name" text=${fieldErrors.name} /></label>
+      <label>${t('phone')}<input name="phone" type="tel" required autocomplete="tel" ...${fe('phone')} /><${FieldErr} id="err-phone" text=${fieldErrors.phone} /></label>
+      <label>${t('email')}<input name="email" type="email" autocomplete="email" ...${fe('email')} /><${FieldErr} id="err-email" text=${fieldErrors.email} /></label>
+      <label>${t('notes')}<input name="notes" maxlength="400" ...${fe('notes')} /><${FieldErr} id="err-notes" text=${fieldErrors.notes} /></label>
       <${Err} text=${error} />
-      <button type="submit" class="primary" id="book-submit" disabled=${sending || !time}>${t('confirm_booking')}</button>
+      <button type="submit" class="primary" id="book-submit" disabled=${sending || !time || tooMany}>${t('confirm_booking')}</button>
     </form>
+    ${info ? html`<${RestaurantInfo} r=${info} />` : null}
   </main>`;
 }
 
@@ -338,9 +421,12 @@ function App() {
     : html`<${MenuPage} slug=${r.slug} />`;
   return html`<div class="guest">
     <header class="bar"><a href=${`/g/${encodeURIComponent(r.slug)}/`} onClick=${(e) => { e.preventDefault(); go(`/g/${encodeURIComponent(r.slug)}/`); }}>${t('menu')}</a>
-      <button type="button" id="lang" onClick=${() => { toggleLang(); setLangTick((n) => n + 1); }}>${t('language')}</button></header>
+      <button type="button" id="lang" lang=${lang === 'nl' ? 'en' : 'nl'} onClick=${() => { toggleLang(); setLangTick((n) => n + 1); }}>${t('language')}</button></header>
     ${page}
   </div>`;
 }
 
-render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById('root')));
+// The shell's "Laden…" is for a slow first load only: replaced, never left under the page (issue 26).
+const root = /** @type {HTMLElement} */ (document.getElementById('root'));
+root.replaceChildren();
+render(html`<${App} />`, root);

@@ -17,6 +17,10 @@ const NL = {
   book: 'Reserveren', date: 'Datum', party: 'Aantal personen', time: 'Tijd', no_times: 'Geen tijden beschikbaar op deze dag.', confirm_booking: 'Reservering bevestigen',
   booked: 'Je reservering is bevestigd', booked_for: 'voor', persons: 'personen', order_online: 'Online bestellen', language: 'English',
   not_found: 'Dit restaurant bestaat niet.', error: 'Er ging iets mis. Probeer het opnieuw.',
+  address_title: 'Adres', hours_title: 'Openingstijden', closed: 'gesloten', call: 'Bel ons', too_many: 'Online reserveren kan tot en met {n} personen. Voor een groter gezelschap: bel ons{phone}.',
+  check_field: 'Controleer dit veld.', check_fields: 'Controleer de gemarkeerde velden.', conflict: 'Dat lukt niet meer, bijvoorbeeld omdat dit tijdstip net vol is. Kies een ander.',
+  rate_limited: 'Te veel pogingen; probeer het over een minuut opnieuw.', days: ['maandag', 'dinsdag', 'woensdag', 'donderdag', 'vrijdag', 'zaterdag', 'zondag'],
+  delivery_address: 'Bezorgadres', amount_label: 'Bedrag', party_size: 'Aantal personen', items: 'Bestelling',
 };
 const EN = {
   menu: 'Menu', basket: 'Basket', empty_basket: 'Your basket is empty.', add: 'Add', unavailable: 'Not available',
@@ -35,6 +39,10 @@ const EN = {
   book: 'Book a table', date: 'Date', party: 'Number of guests', time: 'Time', no_times: 'No times available on this day.', confirm_booking: 'Confirm booking',
   booked: 'Your booking is confirmed', booked_for: 'for', persons: 'guests', order_online: 'Order online', language: 'Nederlands',
   not_found: 'This restaurant does not exist.', error: 'Something went wrong. Please try again.',
+  address_title: 'Address', hours_title: 'Opening hours', closed: 'closed', call: 'Call us', too_many: 'Online booking is for up to {n} guests. For a larger group, please call us{phone}.',
+  check_field: 'Please check this field.', check_fields: 'Please check the marked fields.', conflict: 'That is no longer possible, for example because this time just filled up. Please choose another.',
+  rate_limited: 'Too many attempts; please try again in a minute.', days: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'],
+  delivery_address: 'Delivery address', amount_label: 'Amount', party_size: 'Number of guests', items: 'Order',
 };
 const KEY = 'guest.lang';
 export let lang = /** @type {'nl'|'en'} */ (localStorage.getItem(KEY) === 'en' ? 'en' : 'nl');
@@ -47,3 +55,7 @@ export function toggleLang() {
 }
 document.documentElement.lang = lang;
 export const euro = (/** @type {number} */ cents) => new Intl.NumberFormat(lang === 'en' ? 'en-IE' : 'nl-NL', { style: 'currency', currency: 'EUR' }).format(cents / 100);
+/** A booking's date as people write it: "vrijdag 27 november 2026" / "Friday 27 November 2026". @param {string} ymd */
+export const longDate = (ymd) => new Intl.DateTimeFormat(lang === 'en' ? 'en-GB' : 'nl-NL', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(new Date(`${ymd}T12:00:00`));
+/** Any list entry (days) or text; `{n}`-style placeholders filled. @param {string} k @param {Record<string, string|number>} [vars] */
+export const tf = (k, vars = {}) => String(t(/** @type {any} */ (k))).replace(/\{(\w+)\}/g, (_, v) => String(vars[v] ?? ''));

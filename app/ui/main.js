@@ -27,6 +27,8 @@ export const SCREENS = [
   { path: '/beheer/menu', label: 'Menu en recepten', file: './admin/menu.js', admin: true },
   { path: '/beheer/tafels', label: 'Tafels', file: './admin/tables.js', admin: true },
   { path: '/beheer/medewerkers', label: 'Medewerkers', file: './admin/users.js', admin: true },
+  { path: '/beheer/diensten', label: 'Diensten en loon', file: './admin/shifts.js', admin: true },
+  { path: '/beheer/voedselveiligheid', label: 'Koelcellen en lijsten', file: './admin/haccp.js', admin: true },
   { path: '/beheer/locaties', label: 'Locaties', file: './admin/locations.js', admin: true },
   { path: '/beheer/koppelingen', label: 'API-sleutels en webhooks', file: './admin/integrations.js', admin: true },
   { path: '/beheer/instellingen', label: 'Instellingen', file: './admin/settings.js', admin: true },
@@ -96,7 +98,7 @@ function Lazy({ screen, query }) {
     if (error && s.conn === 'live') setAttempt((n) => n + 1);
   }, [s.conn, error]);
   if (error) return html`<p class="error" role="alert">${error} <button type="button" onClick=${() => setAttempt((n) => n + 1)}>Opnieuw proberen</button></p>`;
-  if (!mod) return html`<p class="muted">Laden…</p>`;
+  if (!mod) return html`<p class="muted loading" aria-busy="true">Bezig met laden…</p>`;
   const C = mod.default;
   return html`<${C} query=${query} />`;
 }
@@ -124,9 +126,14 @@ function App() {
       document.removeEventListener('visibilitychange', vis);
     };
   }, []);
-  if (!s.session) return html`<${Login} onLogin=${enter} />`;
+  if (!s.session) {
+    document.title = 'Inloggen · Restaurant';
+    return html`<${Login} onLogin=${enter} />`;
+  }
   const admin = s.session.role === 'admin';
   const screen = SCREENS.find((x) => x.path === route.path && (!x.admin || admin)) ?? SCREENS[0];
+  // Every screen has its own title (the browser's tab, a screen reader's first words).
+  document.title = `${screen.label} · ${s.session.tenant.name}`;
   document.body.dataset.role = s.session.role;
   return html`<div class="app">
     <${SyncBanner} />

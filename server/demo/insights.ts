@@ -2,22 +2,20 @@ import { ChangeLog } from '../db/change-log.js';
 import { ManualClock } from '../shared/clock.js';
 import { addDays, businessDay, dayStart } from '../shared/zoned-time.js';
 import { createShiftsService } from '../modules/shifts/shifts.service.js';
-import { createWasteService } from '../modules/waste/waste.service.js';
-import type { WasteInput } from '../modules/waste/waste.schemas.js';
 import { historyWeeks } from './orders.js';
 import type { DemoContext } from './seed.js';
 
 /**
- * Insights for the demo restaurant (issue 13): eight weeks of worked shifts for the demo staff and
- * food waste with its reasons, so that the roster suggestion, the payroll export, the waste
- * statistics and the waste-adjusted menu engineering all show something real. The forecast and
+ * Insights for the demo restaurant (issue 13): eight weeks of worked shifts for the demo staff, so
+ * that the roster suggestion and the payroll export show something real (food waste, for the waste
+ * statistics and the waste-adjusted menu engineering, is booked by the stock seeder, where the
+ * kitchen's levels are known: server/demo/stock.ts). The forecast and
  * the other analytics read the orders' history (server/demo/orders.ts).
  *
  * Shifts are clocked in and out through the shifts service on a clock set to each moment (a few
  * minutes' jitter, a break on long shifts); now and then someone forgets to clock out and an admin
  * corrects the shift the next morning (the correction keeps the original), and a few shifts are
- * entered by an admin. Waste is logged through the waste service, which books the stock removal.
- * Tonight two of the staff are clocked in.
+ * entered by an admin. Tonight two of the staff are clocked in.
  */
 
 /** Deterministic pseudo-random numbers, so every demo looks the same. */
@@ -38,21 +36,6 @@ const ROSTER: Record<number, Array<[name: string, start: number, end: number]>> 
   0: [['Fatima El Amrani', 11.5, 21.5], ['Emma Visser', 11.5, 21.5], ['Noah Smit', 14, 22], ['Lucas Bakker', 16, 22]],
 };
 
-/** Waste that happens in a bistro: [weekday, product, quantity range, reason, chance, note]. */
-const WASTE: Array<[weekday: number, product: string, min: number, max: number, reason: WasteInput['reason'], chance: number, note?: string]> = [
-  [0, 'Appeltaart', 1, 4, 'overproductie', 0.8, 'Over na de zondag'],
-  [5, 'Friet (diepvries)', 0.5, 1.5, 'overproductie', 0.6],
-  [6, 'Friet (diepvries)', 0.5, 2, 'overproductie', 0.7],
-  [4, 'Sla', 0.2, 0.6, 'bederf', 0.7, 'Slap geworden'],
-  [6, 'Zalmfilet', 0.3, 0.8, 'bederf', 0.5, 'Over de datum'],
-  [3, 'Tomaten', 0.3, 1, 'bederf', 0.5],
-  [5, 'Biefstuk met friet', 1, 1, 'retour', 0.35, 'Te gaar, teruggestuurd'],
-  [6, 'Gegrilde zalm', 1, 1, 'retour', 0.25, 'Gast had iets anders besteld'],
-  [6, 'Cola (flesje)', 1, 3, 'beschadigd', 0.5, 'Krat gevallen'],
-  [4, 'Eieren', 2, 6, 'beschadigd', 0.4],
-  [0, 'Melk', 1, 2, 'overig', 0.3, 'Zuur geworden na stroomstoring'],
-];
-
 export async function seedInsights(ctx: DemoContext): Promise<void> {
   const { runtime, tenant, admin } = ctx;
   const services = runtime.services;
@@ -61,9 +44,7 @@ export async function seedInsights(ctx: DemoContext): Promise<void> {
   const clock = new ManualClock(runtime.clock.now());
   const changes = new ChangeLog(runtime.handle.db, clock, runtime.changes.origin);
   const shifts = createShiftsService({ db: runtime.handle.db, changes, tenants: services.tenants, forecast: services.forecast });
-  const waste = createWasteService({ db: runtime.handle.db, changes, clock, tenants: services.tenants, menu: services.menu, stock: services.stock, dataDir: runtime.config.dataDir });
   const staffByName = new Map(ctx.staff.map((s) => [s.name, s]));
-  const products = new Map((await services.menu.listProducts(tenant.id, true)).map((p) => [p.name, p]));
   const adminActor = { tenantId: tenant.id, userId: admin.id };
 
   const today = businessDay(runtime.clock.now(), timezone);
@@ -71,7 +52,6 @@ export async function seedInsights(ctx: DemoContext): Promise<void> {
   const at = (day: string, hours: number, jitterMinutes = 0) => new Date(dayStart(day, timezone).getTime() + hours * 3_600_000 + Math.round((random() * 2 - 1) * jitterMinutes) * 60_000);
   let shiftCount = 0;
   let corrected = 0;
-  let wasteCount = 0;
 
   for (let d = weeks * 7; d >= 1; d--) {
     const day = addDays(today, -d);
@@ -108,17 +88,6 @@ export async function seedInsights(ctx: DemoContext): Promise<void> {
       corrected++;
     }
 
-    for (const [wd, name, min, max, reason, chance, note] of WASTE) {
-      if (wd !== weekday || random() >= chance) continue;
-      const product = products.get(name);
-      if (!product || product.archived_at) continue;
-      const quantity = min === max ? min : Math.round((min + random() * (max - min)) * (product.unit === 'stuk' || product.unit === 'fles' || product.unit === 'portie' ? 1 : 10)) / (product.unit === 'stuk' || product.unit === 'fles' || product.unit === 'portie' ? 1 : 10);
-      if (quantity <= 0) continue;
-      clock.set(at(day, 22.75, 20));
-      const who = ctx.staff.find((s) => s.job === 'kok') ?? admin;
-      await waste.record({ tenantId: tenant.id, userId: who.id }, { product_id: product.id, quantity, reason, ...(note ? { note } : {}) });
-      wasteCount++;
-    }
   }
 
   // Tonight's service: two of the staff are clocked in now.
@@ -128,5 +97,4 @@ export async function seedInsights(ctx: DemoContext): Promise<void> {
   }
   ctx.counts.shifts = shiftCount;
   ctx.counts.shift_corrections = corrected;
-  ctx.counts.waste_entries = wasteCount;
 }

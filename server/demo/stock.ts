@@ -2,6 +2,8 @@ import { ChangeLog } from '../db/change-log.js';
 import { ManualClock } from '../shared/clock.js';
 import { createStockService } from '../modules/stock/stock.service.js';
 import type { Order } from '../modules/orders/orders.schemas.js';
+import { createWasteService } from '../modules/waste/waste.service.js';
+import type { WasteInput } from '../modules/waste/waste.schemas.js';
 import type { DemoContext } from './seed.js';
 
 /**
@@ -79,6 +81,25 @@ export const DEMO_RECIPES: Record<string, Array<[ingredient: string, quantity: n
   'Huiswijn wit (glas)': [['Huiswijn wit', 0.15]],
 };
 
+/**
+ * Waste that happens in a bistro: [weekday, ingredient, quantity range, reason, chance, note]. Booked
+ * after the evening's service from what lies in the kitchen (never more than is there), so that no
+ * level goes below zero; a dish sent back is wasted as its main ingredient.
+ */
+const WASTE: Array<[weekday: number, product: string, min: number, max: number, reason: WasteInput['reason'], chance: number, note?: string]> = [
+  [0, 'Appeltaart', 1, 4, 'overproductie', 0.8, 'Over na de zondag'],
+  [5, 'Friet (diepvries)', 0.5, 1.5, 'overproductie', 0.6],
+  [6, 'Friet (diepvries)', 0.5, 2, 'overproductie', 0.7],
+  [4, 'Sla', 0.2, 0.6, 'bederf', 0.7, 'Slap geworden'],
+  [6, 'Zalmfilet', 0.3, 0.8, 'bederf', 0.5, 'Over de datum'],
+  [3, 'Tomaten', 0.3, 1, 'bederf', 0.5],
+  [5, 'Biefstuk (rund)', 0.2, 0.2, 'retour', 0.35, 'Biefstuk te gaar, teruggestuurd'],
+  [6, 'Zalmfilet', 0.18, 0.18, 'retour', 0.25, 'Gegrilde zalm: gast had iets anders besteld'],
+  [6, 'Cola (flesje)', 1, 3, 'beschadigd', 0.5, 'Krat gevallen'],
+  [4, 'Eieren', 2, 6, 'beschadigd', 0.4],
+  [0, 'Melk', 1, 2, 'overig', 0.3, 'Zuur geworden na stroomstoring'],
+];
+
 const DAY = 86_400_000;
 const SUPPLIER: Record<Store, string> = { Koelcel: 'Levering groothandel (vers)', Vriezer: 'Levering diepvries', 'Droge voorraad': 'Levering groothandel (droog)' };
 /** Counted units in whole numbers; weights and volumes to 0.1. */
@@ -105,6 +126,9 @@ export async function seedStock(ctx: DemoContext): Promise<void> {
   const stock = createStockService({ db: runtime.handle.db, changes, clock, menu, tenants: runtime.services.tenants });
   const cook = ctx.staff.find((s) => s.job === 'kok') ?? ctx.staff[0];
   const staff = { tenantId: tenant.id, userId: cook?.id ?? null };
+  const waste = createWasteService({ db: runtime.handle.db, changes, clock, tenants: runtime.services.tenants, menu, stock: runtime.services.stock, dataDir: runtime.config.dataDir });
+  const random2 = rng(13_2026);
+  let wasteCount = 0;
   const base = { to_location_id: null, from_location_id: null, note: null as string | null, reason: null as string | null };
 
   // The completed orders of the history, oldest first (the orders seeder completed them without hooks).
@@ -137,6 +161,9 @@ export async function seedStock(ctx: DemoContext): Promise<void> {
     const ingredients = lines.map(([name, quantity]) => ({ product_id: ingredient.get(name)!.id, quantity }));
     await stock.putRecipe(tenant.id, p.id, { ingredients });
     recipe.set(p.id, ingredients.map((i) => ({ id: i.product_id, quantity: i.quantity })));
+    // The dish's cost is what its recipe costs (menu engineering's margins use the product's cost).
+    const cost = await stock.recipeCost(tenant.id, p.id);
+    if (cost !== null && cost !== p.cost_cents) await menu.updateProduct(tenant.id, p.id, { cost_cents: cost });
   }
 
   // What each day of service used, per ingredient (to size deliveries and the kitchen's stock).
@@ -243,6 +270,22 @@ export async function seedStock(ctx: DemoContext): Promise<void> {
       for (const m of booked) level.set(key(m.product_id, m.location_id), Math.round(m.level_after * 1000));
       movements += booked.length;
     }
+    // After service: what went to waste, from what lies in the kitchen.
+    for (const [wd, name, min, max, reason, chance, note] of WASTE) {
+      if (wd !== weekday || random2() >= chance) continue;
+      const ing = ingredient.get(name);
+      if (!ing) continue;
+      const whole = ing.unit === 'stuk' || ing.unit === 'fles' || ing.unit === 'portie';
+      const wanted = min === max ? min : Math.round((min + random2() * (max - min)) * (whole ? 1 : 10)) / (whole ? 1 : 10);
+      const quantity = round3(Math.min(wanted, Math.floor(have(ing.id, kitchen.id) * (whole ? 1 : 10)) / (whole ? 1 : 10)));
+      if (quantity <= 0) continue;
+      clock.set(new Date(t + 22.75 * 3_600_000));
+      const booked = await waste.record({ tenantId: tenant.id, userId: cook?.id ?? null }, { product_id: ing.id, quantity, reason, location_id: kitchen.id, ...(note ? { note } : {}) });
+      level.set(key(ing.id, kitchen.id), Math.round((have(ing.id, kitchen.id) - quantity) * 1000));
+      void booked;
+      wasteCount++;
+      movements++;
+    }
     // Now and then: a broken bottle, a staff meal.
     if (weekday === 6) {
       clock.set(new Date(t + 22.5 * 3_600_000));
@@ -264,8 +307,22 @@ export async function seedStock(ctx: DemoContext): Promise<void> {
     if (have(ing.id, store) > 0) await move({ ...base, product_id: ing.id, location_id: store, type: 'ADJUSTMENT', quantity: 0, note: 'Telling na de dienst' });
   }
 
+  // This morning: the kitchen's working stock for today's service (tonight's live orders complete
+  // later, from the kitchen), from the stores, like every service day before.
+  const now = runtime.clock.now().getTime();
+  const morning = Math.max(lastDay + 23.5 * 3_600_000, Math.min(Date.parse(new Date(now).toISOString().slice(0, 10)) + 9 * 3_600_000, now - 60_000));
+  clock.set(new Date(morning));
+  for (const [name, ing] of ingredient) {
+    const store = stores.get(ing.store)!;
+    const short = daily(ing.id, now) * 2 - have(ing.id, kitchen.id);
+    const q = Math.min(roundUp(short, ing.unit), have(ing.id, store));
+    if (q <= 0) continue;
+    await move({ ...base, product_id: ing.id, location_id: store, type: 'TRANSFER_OUT', to_location_id: kitchen.id, quantity: round3(q), note: `Werkvoorraad voor vandaag (${name})` });
+  }
+
   ctx.counts.locations = stores.size + 1;
   ctx.counts.ingredients = ingredient.size;
   ctx.counts.recipes = recipe.size;
   ctx.counts.stock_movements = movements;
+  ctx.counts.waste_entries = wasteCount;
 }

@@ -59,8 +59,8 @@ export async function launch(): Promise<Browser> {
  * A fresh device (own cookies) at a viewport; every request to anything but this machine's server is
  * aborted and recorded in `external` (the apps load nothing from outside).
  */
-export async function device(browser: Browser, opts: { width: number; height: number; touch?: boolean; external?: string[]; contexts?: BrowserContext[] }): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: { width: opts.width, height: opts.height }, hasTouch: opts.touch ?? true, locale: 'nl-NL' });
+export async function device(browser: Browser, opts: { width: number; height: number; touch?: boolean; external?: string[]; contexts?: BrowserContext[]; timezoneId?: string }): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width: opts.width, height: opts.height }, hasTouch: opts.touch ?? true, locale: 'nl-NL', ...(opts.timezoneId ? { timezoneId: opts.timezoneId } : {}) });
   opts.contexts?.push(ctx);
   const page = await ctx.newPage();
   page.on('pageerror', (err) => console.error('pageerror:', err.message));
@@ -75,3 +75,30 @@ export async function device(browser: Browser, opts: { width: number; height: nu
 }
 
 export const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOT_DIR, `${name}.png`) });
+
+/** One accessibility finding of axe-core that a person would hit: its rule, impact and where. */
+export interface AxeFinding {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
+
+let axeSource: string | undefined;
+/**
+ * Runs axe-core (the well-kept checker, injected from node_modules) on the page as it is now and
+ * returns the critical and serious violations (issue 26: there must be none).
+ */
+export async function axeCheck(page: Page): Promise<AxeFinding[]> {
+  if (axeSource === undefined) {
+    const { createRequire } = await import('node:module');
+    const { readFileSync } = await import('node:fs');
+    axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  }
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const r = await (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[]; failureSummary?: string }> }> }> } }).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact ?? '', help: v.help, nodes: v.nodes.slice(0, 5).map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`.slice(0, 300)) }));
+  });
+  return violations.filter((v) => v.impact === 'critical' || v.impact === 'serious');
+}

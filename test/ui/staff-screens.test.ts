@@ -128,16 +128,18 @@ describeBrowser('staff app screens in Chromium', () => {
     const page = await staffTablet();
     await page.goto(`${base}/app/?slug=${slug}#/haccp`);
     await page.waitForSelector('#temperature-form');
-    await page.fill('#temperature', '9');
+    await page.getByLabel('Koelcel, vriezer of bain-marie').selectOption({ label: 'Koelcel 1 (≤ 7 °C) · nog 2 metingen' });
+    await page.getByLabel('Temperatuur (°C)').fill('9');
     await page.click('#temperature-form [type=submit]');
     await expect.poll(() => page.getAttribute('#temperature-result', 'data-status')).toBe('waarschuwing'); // 7 + 2.0 is still a warning
-    await page.fill('#temperature', '9,5');
+    await page.getByLabel('Temperatuur (°C)').fill('9,5');
     await page.click('#temperature-form [type=submit]');
+    await page.click('#confirm-yes'); // a kritiek reading is asked first (issue 26)
     await expect.poll(() => page.getAttribute('#temperature-result', 'data-status')).toBe('kritiek');
     expect(await page.textContent('#temperature-result')).toMatch(/Kritiek/);
     await page.waitForSelector('#incidents .incident');
     await shot(page, 'screens-3-kritiek');
-    await page.fill('#incidents .incident input[name="note"]', 'Deur stond open; producten gecontroleerd');
+    await page.locator('#incidents .incident').getByLabel('Corrigerende maatregel').fill('Deur stond open; producten gecontroleerd');
     await page.click('#incidents .incident [type=submit]');
     await page.waitForSelector('#no-incidents');
     const incidents = await api('GET', '/haccp/incidents');
@@ -186,7 +188,7 @@ describeBrowser('staff app screens in Chromium', () => {
     [800, 1280],
   ])('at %i×%i no screen scrolls sideways', async (width, height) => {
     const page = await adminTablet(width, height);
-    for (const screen of ['/keuken', '/vloer', '/haccp', '/voorraad', '/klanten', '/reserveringen', '/diensten', '/beheer/inzichten', '/beheer/menu', '/beheer/tafels', '/beheer/koppelingen', '/beheer/instellingen']) {
+    for (const screen of ['/keuken', '/vloer', '/haccp', '/voorraad', '/klanten', '/reserveringen', '/diensten', '/beheer/inzichten', '/beheer/menu', '/beheer/tafels', '/beheer/medewerkers', '/beheer/diensten', '/beheer/voedselveiligheid', '/beheer/koppelingen', '/beheer/instellingen']) {
       await page.goto(`${base}/app/?slug=${slug}#${screen}`);
       await page.waitForSelector('.content > *:not(.muted)');
       await page.waitForTimeout(300);

@@ -44,7 +44,7 @@ export default function Insights() {
   const me = useAsync(() => get(`/analytics/menu-engineering?days=${days}`), [days]);
   const waste = useAsync(() => get(`/waste/stats?days=${days}`).catch(() => null), [days]);
   const f = forecast.data;
-  return html`<${Screen} title="Inzichten" id="insights" actions=${html`<select value=${String(days)} onChange=${(e) => setDays(Number(e.currentTarget.value))} style="width:auto">
+  return html`<${Screen} title="Inzichten" id="insights" actions=${html`<label class="sr-only" for="insights-days">Periode</label><select id="insights-days" value=${String(days)} onChange=${(e) => setDays(Number(e.currentTarget.value))} style="width:auto">
       ${[7, 28, 56, 90].map((d) => html`<option value=${String(d)}>Laatste ${d} dagen</option>`)}</select>`}>
     <h2>Verwachte bestellingen</h2>
     <${Loading} when=${forecast.loading && !f} error=${forecast.error}>

@@ -3,8 +3,10 @@
 import { html, useState } from '../lib/html.js';
 import { del, get, post } from '../lib/api.js';
 import { dateTime } from '../lib/format.js';
-import { ErrorText, Loading, Pill, Screen, useAction, useAsync } from '../components/ui.js';
+import { ErrorText, Loading, Pill, Screen, confirmDialog, useAction, useAsync } from '../components/ui.js';
 
+const SCOPES = { read: 'lezen', write: 'schrijven', admin: 'beheer' };
+const EVENT_NL = { 'order.created': 'nieuwe bestelling', 'order.paid': 'bestelling betaald', 'order.status_changed': 'status van een bestelling', 'reservation.created': 'nieuwe reservering', 'haccp.incident': 'voedselveiligheidsincident', 'loyalty.customer_created': 'nieuwe spaarklant' };
 const EVENTS = ['order.created', 'order.paid', 'order.status_changed', 'reservation.created', 'haccp.incident', 'loyalty.customer_created'];
 
 function Once({ label, value }) {
@@ -15,7 +17,7 @@ function Deliveries({ webhook }) {
   const list = useAsync(() => get(`/webhooks/${webhook.id}/deliveries?limit=20`), [webhook.id]);
   const [run, busy, error] = useAction();
   return html`<${Loading} when=${list.loading && !list.data} error=${list.error}>
-    <table class="list deliveries"><thead><tr><th>Wanneer</th><th>Gebeurtenis</th><th>Status</th><th class="num">Pogingen</th><th>Laatste antwoord</th><th></th></tr></thead>
+    <table class="list deliveries"><thead><tr><th>Wanneer</th><th>Gebeurtenis</th><th>Status</th><th class="num">Pogingen</th><th>Laatste antwoord</th><th><span class="sr-only">Acties</span></th></tr></thead>
       <tbody>${(list.data?.data ?? []).map((d) => html`<tr><td>${dateTime(d.created_at)}</td><td>${d.type ?? d.event_type ?? ''}</td>
         <td><${Pill} kind=${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'kritiek' : 'waarschuwing'}>${{ delivered: 'afgeleverd', failed: 'mislukt', pending: 'bezig' }[d.status]}</${Pill}></td>
         <td class="num">${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? ''}</td>
@@ -43,14 +45,16 @@ export default function Integrations() {
         await keys.reload();
       });
     }}>
-      <div><label>Naam</label><input name="name" required maxlength="120" placeholder="bv. Bezorgplatform" /></div>
-      ${['read', 'write', 'admin'].map((s) => html`<label class="check"><input type="checkbox" name="scope" value=${s} checked=${s === 'read'} /> ${s}</label>`)}
+      <div><label for="key-name">Naam</label><input id="key-name" name="name" required maxlength="120" placeholder="bv. Bezorgplatform" /></div>
+      <fieldset class="checks"><legend>Rechten</legend>${Object.entries(SCOPES).map(([s, l]) => html`<label class="check"><input type="checkbox" name="scope" value=${s} checked=${s === 'read'} /> ${l} <span class="muted">(${s})</span></label>`)}</fieldset>
       <button type="submit" class="primary" disabled=${busy}>Sleutel maken</button>
     </form>
     <${Loading} when=${keys.loading && !keys.data} error=${keys.error}>
-      <table class="list"><thead><tr><th>Naam</th><th>Begin</th><th>Rechten</th><th>Laatst gebruikt</th><th></th></tr></thead>
-        <tbody>${(keys.data?.data ?? []).map((k) => html`<tr><td>${k.name}</td><td><code>${k.key_prefix}…</code></td><td>${k.scopes.join(', ')}</td><td>${k.last_used_at ? dateTime(k.last_used_at) : '–'}</td>
-          <td>${k.revoked_at ? html`<${Pill} kind="muted">ingetrokken</${Pill}>` : html`<button type="button" class="danger" disabled=${busy} onClick=${() => run(async () => { await del(`/api-keys/${k.id}`); await keys.reload(); })}>Intrekken</button>`}</td></tr>`)}</tbody></table>
+      <table class="list"><thead><tr><th>Naam</th><th>Begin</th><th>Rechten</th><th>Laatst gebruikt</th><th><span class="sr-only">Acties</span></th></tr></thead>
+        <tbody>${(keys.data?.data ?? []).map((k) => html`<tr><td>${k.name}</td><td><code>${k.key_prefix}…</code></td><td>${k.scopes.map((x) => SCOPES[x] ?? x).join(', ')}</td><td>${k.last_used_at ? dateTime(k.last_used_at) : '–'}</td>
+          <td>${k.revoked_at ? html`<${Pill} kind="muted">ingetrokken</${Pill}>` : html`<button type="button" class="danger" disabled=${busy} onClick=${async () => {
+            if (await confirmDialog({ title: `Sleutel '${k.name}' intrekken?`, message: 'Wie deze sleutel gebruikt, krijgt meteen geen toegang meer. Dit kan niet ongedaan worden.', confirmLabel: 'Intrekken' })) await run(async () => { await del(`/api-keys/${k.id}`); await keys.reload(); });
+          }}>Intrekken</button>`}</td></tr>`)}</tbody></table>
     </${Loading}>
     <h2>Webhooks</h2>
     <form class="tile inline" onSubmit=${(e) => {
@@ -62,17 +66,19 @@ export default function Integrations() {
         await hooks.reload();
       });
     }}>
-      <div style="flex-basis:100%"><label>Adres (https://…)</label><input name="url" type="url" required /></div>
-      ${EVENTS.map((ev) => html`<label class="check"><input type="checkbox" name="event" value=${ev} checked /> ${ev}</label>`)}
+      <div style="flex-basis:100%"><label for="hook-url">Adres (https://…)</label><input id="hook-url" name="url" type="url" required /></div>
+      <fieldset class="checks"><legend>Gebeurtenissen</legend>${EVENTS.map((ev) => html`<label class="check"><input type="checkbox" name="event" value=${ev} checked /> ${EVENT_NL[ev]} <code class="muted">${ev}</code></label>`)}</fieldset>
       <button type="submit" class="primary" disabled=${busy}>Webhook toevoegen</button>
     </form>
     <${Loading} when=${hooks.loading && !hooks.data} error=${hooks.error}>
       ${(hooks.data?.data ?? []).map((w) => html`<div class="tile" style="margin-bottom:.5rem">
-        <strong>${w.url}</strong> <span class="muted">${w.events.join(', ')}</span>
+        <strong>${w.url}</strong> <span class="muted">${w.events.map((e) => EVENT_NL[e] ?? e).join(', ')}</span>
         <div class="screen-actions">
           <button type="button" onClick=${() => setOpen(open === w.id ? null : w.id)}>${open === w.id ? 'Verberg leveringen' : 'Leveringen'}</button>
-          <button type="button" disabled=${busy} onClick=${() => run(async () => { const r = await post(`/webhooks/${w.id}/rotate-secret`); setShown({ label: `Nieuw geheim van ${w.url}`, value: r.secret }); })}>Nieuw geheim</button>
-          <button type="button" class="danger" disabled=${busy} onClick=${() => run(async () => { await del(`/webhooks/${w.id}`); await hooks.reload(); })}>Verwijderen</button>
+          <button type="button" disabled=${busy} onClick=${async () => (await confirmDialog({ title: 'Nieuw geheim maken?', message: 'Het oude geheim werkt daarna niet meer: zet het nieuwe meteen bij de ontvanger.', confirmLabel: 'Nieuw geheim', danger: false })) && run(async () => { const r = await post(`/webhooks/${w.id}/rotate-secret`); setShown({ label: `Nieuw geheim van ${w.url}`, value: r.secret }); })}>Nieuw geheim</button>
+          <button type="button" class="danger" disabled=${busy} onClick=${async () => {
+            if (await confirmDialog({ title: 'Webhook verwijderen?', message: `${w.url} krijgt geen berichten meer.` })) await run(async () => { await del(`/webhooks/${w.id}`); await hooks.reload(); });
+          }}>Verwijderen</button>
         </div>
         ${open === w.id ? html`<${Deliveries} webhook=${w} />` : null}
       </div>`)}

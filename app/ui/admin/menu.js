@@ -1,83 +1,191 @@
-// Menu and recipes: dishes by category with price, cost and availability; ingredients (never sold)
-// are products off the menu; a dish's recipe says what a sale takes from stock.
+// Menu and recipes: dishes by category with price, cost, VAT and availability; ingredients (never
+// sold) are products off the menu; a dish's recipe says what a sale takes from stock and what its
+// ingredients cost. Every product and category can be changed; deleting asks first.
 import { html, useState } from '../lib/html.js';
 import { del, get, patch, post, put } from '../lib/api.js';
-import { euro, num } from '../lib/format.js';
-import { Dialog, ErrorText, Loading, Pill, Screen, useAction, useAsync } from '../components/ui.js';
+import { euro, euroInput, num, parseDecimal } from '../lib/format.js';
+import { toast } from '../lib/store.js';
+import { Dialog, ErrorText, Field, FieldError, FormFoot, Loading, Pill, Screen, confirmDialog, useAction, useAsync, useForm } from '../components/ui.js';
 
-const cents = (/** @type {unknown} */ v) => Math.round(Number(String(v).replace(',', '.')) * 100);
+const UNITS = [['', '–'], ['stuk', 'stuk'], ['portie', 'portie'], ['kg', 'kg'], ['gram', 'gram'], ['liter', 'liter'], ['ml', 'ml'], ['fles', 'fles'], ['doos', 'doos']];
+const VAT = [['', 'standaard'], ['9', '9 % (eten, frisdrank)'], ['21', '21 % (alcohol)'], ['0', '0 %']];
+const LABELS = { name: 'Naam', price_cents: 'Prijs (€)', cost_cents: 'Kostprijs (€)', category_id: 'Categorie', vat_rate: 'Btw', unit: 'Eenheid', min_level: 'Minimumvoorraad', description: 'Omschrijving' };
 
-function Recipe({ product, products, onClose }) {
+function Recipe({ product, products, onClose, onSaved }) {
   const recipe = useAsync(() => get(`/recipes/${product.id}`), [product.id]);
   const [lines, setLines] = useState(/** @type {Array<{product_id: string, quantity: string}>|null} */ (null));
-  const [run, busy, error] = useAction();
-  const rows = lines ?? (recipe.data?.ingredients ?? []).map((i) => ({ product_id: i.product_id, quantity: String(i.quantity) }));
+  const [run, busy, error] = useAction({ product_id: 'ingrediënt', quantity: 'hoeveelheid' });
+  const rows = lines ?? (recipe.data?.ingredients ?? []).map((i) => ({ product_id: i.product_id, quantity: num(i.quantity, 3) }));
   const set = (i, patchLine) => setLines(rows.map((r, j) => (j === i ? { ...r, ...patchLine } : r)));
   const ingredients = products.filter((p) => p.id !== product.id);
-  return html`<${Dialog} title=${`Recept: ${product.name}`} onClose=${onClose} id="recipe-dialog">
-    <${Loading} when=${recipe.loading && !recipe.data} error=${recipe.error}>
-      ${recipe.data?.cost_cents !== null && recipe.data?.cost_cents !== undefined ? html`<p class="muted">Kostprijs ingrediënten: ${euro(recipe.data.cost_cents)}</p>` : null}
-      ${rows.map((r, i) => html`<div class="inline" style="display:flex;gap:.4rem;margin-bottom:.4rem">
-        <select value=${r.product_id} onChange=${(e) => set(i, { product_id: e.currentTarget.value })}>${ingredients.map((p) => html`<option value=${p.id}>${p.name}${p.unit ? ` (${p.unit})` : ''}</option>`)}</select>
-        <input inputmode="decimal" style="max-width:7rem" value=${r.quantity} onInput=${(e) => set(i, { quantity: e.currentTarget.value })} />
-        <button type="button" aria-label="Weghalen" onClick=${() => setLines(rows.filter((_, j) => j !== i))}>✕</button>
+  const r = recipe.data;
+  return html`<${Dialog} title=${`Recept: ${product.name}`} onClose=${onClose} id="recipe-dialog" wide>
+    <${Loading} when=${recipe.loading && !r} error=${recipe.error}>
+      ${r?.cost_cents !== null && r?.cost_cents !== undefined ? html`<p>Kosten van de ingrediënten: <strong>${euro(r.cost_cents)}</strong>${r.complete ? '' : ' (niet alle ingrediënten hebben een kostprijs)'}</p>` : null}
+      ${rows.map((row, i) => html`<div class="inline recipe-line" style="display:flex;gap:.4rem;margin-bottom:.4rem;align-items:flex-end">
+        <div class="field" style="flex:2"><label for=${`rl-p-${i}`}>Ingrediënt ${i + 1}</label>
+          <select id=${`rl-p-${i}`} value=${row.product_id} onChange=${(e) => set(i, { product_id: e.currentTarget.value })}>${ingredients.map((p) => html`<option value=${p.id}>${p.name}${p.unit ? ` (${p.unit})` : ''}</option>`)}</select></div>
+        <div class="field" style="flex:1"><label for=${`rl-q-${i}`}>Hoeveelheid</label>
+          <input id=${`rl-q-${i}`} inputmode="decimal" value=${row.quantity} onInput=${(e) => set(i, { quantity: e.currentTarget.value })} /></div>
+        <button type="button" aria-label=${`Ingrediënt ${i + 1} weghalen`} onClick=${() => setLines(rows.filter((_, j) => j !== i))}>✕</button>
       </div>`)}
       <button type="button" onClick=${() => setLines([...rows, { product_id: ingredients[0]?.id ?? '', quantity: '1' }])}>+ Ingrediënt</button>
       <${ErrorText} text=${error} />
       <button type="button" class="primary big" disabled=${busy} onClick=${() => run(async () => {
-        await put(`/recipes/${product.id}`, { ingredients: rows.map((r) => ({ product_id: r.product_id, quantity: Number(r.quantity.replace(',', '.')) })) });
+        const bad = rows.findIndex((x) => !(parseDecimal(x.quantity) > 0));
+        if (bad >= 0) throw new Error(`De hoeveelheid van ingrediënt ${bad + 1} moet een getal groter dan 0 zijn.`);
+        await put(`/recipes/${product.id}`, { ingredients: rows.map((x) => ({ product_id: x.product_id, quantity: parseDecimal(x.quantity) })) });
+        toast(`Recept van ${product.name} opgeslagen.`);
+        onSaved?.();
         onClose();
       })}>Recept opslaan</button>
     </${Loading}>
   </${Dialog}>`;
 }
 
+/** New or changed product: every field the API has, with the menu's own words. */
+function ProductDialog({ product, categories, onClose, onSaved }) {
+  const editing = !!product;
+  const p = product ?? {};
+  const form = useForm({
+    name: p.name ?? '', description: p.description ?? '', kind: p.on_menu === false ? 'ingredient' : 'dish', category_id: p.category_id ?? '',
+    price: euroInput(p.price_cents ?? null), cost: euroInput(p.cost_cents ?? null), vat_rate: p.vat_rate === null || p.vat_rate === undefined ? '' : String(p.vat_rate),
+    unit: p.unit ?? '', min_level: p.min_level === null || p.min_level === undefined ? '' : num(p.min_level, 3), available: p.available ?? true,
+  });
+  const recipe = useAsync(() => (editing && p.on_menu !== false ? get(`/recipes/${p.id}`) : Promise.resolve(null)), [p.id]);
+  const recipeCost = recipe.data?.cost_cents ?? null;
+  const v = form.values;
+  const cost = form.values.cost.trim() === '' ? null : Math.round(parseDecimal(v.cost) * 100);
+  return html`<${Dialog} title=${editing ? `${p.name} wijzigen` : 'Nieuw product'} onClose=${onClose} id="product-dialog" wide>
+    <form novalidate id="product-edit" onSubmit=${form.submit(async () => {
+      const ingredient = v.kind === 'ingredient';
+      const body = {
+        name: v.name.trim(),
+        price_cents: ingredient ? (form.cents('price', { optional: true }) ?? 0) : form.cents('price'),
+        cost_cents: form.cents('cost', { optional: true }),
+        category_id: v.category_id || null,
+        vat_rate: v.vat_rate === '' ? null : Number(v.vat_rate),
+        unit: v.unit || null,
+        min_level: form.number('min_level', { optional: true, min: 0 }),
+        description: v.description.trim() || null,
+        available: !!v.available,
+        on_menu: !ingredient,
+      };
+      if (!body.name) throw new FieldError('name', 'mag niet leeg zijn.');
+      if (editing) {
+        await patch(`/products/${p.id}`, body);
+        toast(`${body.name} opgeslagen.`);
+      } else {
+        const create = Object.fromEntries(Object.entries(body).filter(([, x]) => x !== null && x !== ''));
+        await post('/products', create);
+        toast(`${body.name} toegevoegd.`);
+      }
+      onSaved();
+      onClose();
+    })}>
+      <div class="form-grid">
+        <${Field} form=${form} name="name" label=${LABELS.name} required maxlength="120" autocomplete="off" />
+        <${Field} form=${form} name="kind" label="Soort" as="select" options=${[['dish', 'Gerecht of drank (op de kaart)'], ['ingredient', 'Ingrediënt (niet te koop)']]} />
+        <${Field} form=${form} name="category_id" label=${LABELS.category_id} as="select" options=${[['', '–'], ...categories.map((c) => [c.id, c.name])]} />
+        ${v.kind === 'dish' ? html`<${Field} form=${form} name="price" label=${LABELS.price_cents} api="price_cents" money required />` : null}
+        <${Field} form=${form} name="cost" label=${v.kind === 'dish' ? LABELS.cost_cents : 'Kostprijs per eenheid (€)'} api="cost_cents" money
+          hint=${recipeCost !== null ? (cost === recipeCost ? 'Gelijk aan de kosten van het recept.' : `Het recept kost ${euro(recipeCost)}. Menu-engineering rekent met de kostprijs hier.`) : ''} />
+        ${v.kind === 'dish' ? html`<${Field} form=${form} name="vat_rate" label=${LABELS.vat_rate} as="select" options=${VAT} />` : null}
+        <${Field} form=${form} name="unit" label=${LABELS.unit} as="select" options=${UNITS} />
+        <${Field} form=${form} name="min_level" label=${LABELS.min_level} inputmode="decimal" hint="Daaronder komt het op de inkooplijst." />
+      </div>
+      ${recipeCost !== null && cost !== recipeCost
+        ? html`<p><button type="button" id="cost-from-recipe" onClick=${() => form.set('cost', euroInput(recipeCost))}>Kostprijs = receptkosten (${euro(recipeCost)})</button></p>`
+        : null}
+      <${Field} form=${form} name="description" label=${LABELS.description} as="textarea" rows="2" maxlength="1000" />
+      ${v.kind === 'dish' ? html`<${Field} form=${form} name="available" label="Beschikbaar (niet uitverkocht)" type="checkbox" />` : null}
+      <${FormFoot} form=${form} label=${editing ? 'Opslaan' : 'Product toevoegen'} />
+    </form>
+  </${Dialog}>`;
+}
+
+function CategoryRow({ c, count, onChanged }) {
+  const [editing, setEditing] = useState(false);
+  const form = useForm({ name: c.name });
+  const [run, busy, error] = useAction(LABELS);
+  if (editing) {
+    return html`<li><form novalidate class="inline" onSubmit=${form.submit(async (v) => {
+      await patch(`/categories/${c.id}`, { name: v.name.trim() });
+      setEditing(false);
+      onChanged();
+    })}>
+      <${Field} form=${form} name="name" label=${`Nieuwe naam voor ${c.name}`} required maxlength="80" />
+      <${FormFoot} form=${form} label="Opslaan"><button type="button" onClick=${() => setEditing(false)}>Annuleren</button></${FormFoot}>
+    </form></li>`;
+  }
+  return html`<li data-category=${c.name} class="row-actions" style="justify-content:space-between;align-items:center">
+    <span>${c.name} <span class="muted">(${count})</span></span>
+    <span class="row-actions">
+      <button type="button" onClick=${() => setEditing(true)}>Naam wijzigen</button>
+      <button type="button" class="danger" disabled=${busy} onClick=${async () => {
+        if (await confirmDialog({ title: `Categorie ${c.name} verwijderen?`, message: count ? `De ${count} producten erin blijven bestaan, zonder categorie.` : 'Er staan geen producten in.' })) {
+          await run(async () => { await del(`/categories/${c.id}`); onChanged(); });
+        }
+      }}>Verwijderen</button>
+    </span>
+    <${ErrorText} text=${error} />
+  </li>`;
+}
+
 export default function Menu() {
   const categories = useAsync(() => get('/categories'));
   const products = useAsync(() => get('/products'));
   const [recipeFor, setRecipeFor] = useState(/** @type {any} */ (null));
-  const [run, busy, error] = useAction();
+  const [editing, setEditing] = useState(/** @type {any} */ (null));
+  const [run, busy, error] = useAction(LABELS);
+  const [show, setShow] = useState('dish');
+  const catForm = useForm({ name: '' });
   const cats = categories.data?.data ?? [];
-  const list = products.data?.data ?? [];
+  const all = products.data?.data ?? [];
+  const catPos = new Map(cats.map((c, i) => [c.id, i]));
+  // Dishes by category as on the menu; ingredients apart (they are never sold).
+  const list = all
+    .filter((p) => show === 'all' || (show === 'dish' ? p.on_menu !== false : p.on_menu === false))
+    .sort((a, b) => (catPos.get(a.category_id) ?? 999) - (catPos.get(b.category_id) ?? 999) || a.name.localeCompare(b.name, 'nl'));
   const catName = new Map(cats.map((c) => [c.id, c.name]));
-  return html`<${Screen} title="Menu en recepten" id="menu-admin">
+  const reload = () => {
+    void products.reload();
+    void categories.reload();
+  };
+  return html`<${Screen} title="Menu en recepten" id="menu-admin" actions=${html`<button type="button" class="primary" id="new-product" onClick=${() => setEditing({})}>+ Product</button>`}>
     <div class="grid">
-      <form class="tile inline" onSubmit=${(e) => {
-        e.preventDefault();
-        const name = String(new FormData(e.currentTarget).get('name'));
-        void run(async () => { await post('/categories', { name }); await categories.reload(); });
-      }}><div><label>Nieuwe categorie</label><input name="name" required /></div><button type="submit" class="primary" disabled=${busy}>Toevoegen</button></form>
-      <form class="tile inline" id="product-form" onSubmit=${(e) => {
-        e.preventDefault();
-        const f = Object.fromEntries(new FormData(e.currentTarget));
-        void run(async () => {
-          await post('/products', {
-            name: f.name, price_cents: cents(f.price || 0), ...(f.cost ? { cost_cents: cents(f.cost) } : {}), ...(f.category_id ? { category_id: f.category_id } : {}),
-            ...(f.unit ? { unit: f.unit } : {}), ...(f.kind === 'ingredient' ? { on_menu: false } : {}),
-          });
-          await products.reload();
-        });
-      }}>
-        <div><label>Naam</label><input name="name" required /></div>
-        <div><label>Soort</label><select name="kind"><option value="dish">Gerecht (op de kaart)</option><option value="ingredient">Ingrediënt (niet te koop)</option></select></div>
-        <div><label>Categorie</label><select name="category_id"><option value="">–</option>${cats.map((c) => html`<option value=${c.id}>${c.name}</option>`)}</select></div>
-        <div><label>Prijs (€)</label><input name="price" inputmode="decimal" /></div>
-        <div><label>Kostprijs (€)</label><input name="cost" inputmode="decimal" /></div>
-        <div><label>Eenheid</label><input name="unit" placeholder="st, kg, l" /></div>
-        <button type="submit" class="primary" disabled=${busy}>Product toevoegen</button>
+      <form novalidate class="tile inline" id="category-form" onSubmit=${catForm.submit(async (v) => {
+        await post('/categories', { name: v.name.trim() });
+        catForm.reset({ name: '' });
+        await categories.reload();
+      }, 'Categorie toegevoegd.')}>
+        <${Field} form=${catForm} name="name" label="Nieuwe categorie" required maxlength="80" autocomplete="off" />
+        <${FormFoot} form=${catForm} label="Toevoegen" />
       </form>
+      <div class="tile"><h2 style="margin-top:0">Categorieën</h2>
+        <ul class="plain" id="categories">${cats.map((c) => html`<${CategoryRow} key=${c.id} c=${c} count=${all.filter((p) => p.category_id === c.id).length} onChanged=${reload} />`)}</ul></div>
     </div>
     <${ErrorText} text=${error} />
+    <div class="tabs" role="group" aria-label="Welke producten">
+      ${[['dish', 'Gerechten en dranken'], ['ingredient', 'Ingrediënten'], ['all', 'Alles']].map(([k, l]) => html`<button type="button" data-show=${k} aria-pressed=${String(show === k)} onClick=${() => setShow(k)}>${l}</button>`)}
+    </div>
     <${Loading} when=${products.loading && !products.data} error=${products.error}>
-      <div class="table-wrap"><table class="list" id="products-admin"><thead><tr><th>Product</th><th>Categorie</th><th class="num">Prijs</th><th class="num">Kostprijs</th><th>Status</th><th></th></tr></thead>
+      <div class="table-wrap"><table class="list" id="products-admin"><thead><tr><th>Product</th><th>Categorie</th><th class="num">Prijs</th><th class="num">Kostprijs</th><th>Status</th><th><span class="sr-only">Acties</span></th></tr></thead>
         <tbody>${list.map((p) => html`<tr data-product=${p.name}><td>${p.name}${p.unit ? html` <span class="muted">(${p.unit})</span>` : null}</td><td>${catName.get(p.category_id) ?? ''}</td>
-          <td class="num">${p.on_menu === false ? '–' : euro(p.price_cents)}</td><td class="num">${p.cost_cents !== null && p.cost_cents !== undefined ? euro(p.cost_cents) : '–'}</td>
+          <td class="num price">${p.on_menu === false ? '–' : euro(p.price_cents)}</td><td class="num">${p.cost_cents !== null && p.cost_cents !== undefined ? euro(p.cost_cents) : '–'}</td>
           <td>${p.on_menu === false ? html`<${Pill} kind="muted">ingrediënt</${Pill}>` : p.available ? html`<${Pill} kind="ok">beschikbaar</${Pill}>` : html`<${Pill} kind="kritiek">uitverkocht</${Pill}>`}</td>
-          <td>${p.on_menu === false ? null : html`<button type="button" disabled=${busy} onClick=${() => run(async () => { await patch(`/products/${p.id}`, { available: !p.available }); await products.reload(); })}>${p.available ? 'Uitverkocht' : 'Weer beschikbaar'}</button>
-            <button type="button" onClick=${() => setRecipeFor(p)}>Recept</button>`}
-            <button type="button" class="danger" disabled=${busy} onClick=${() => run(async () => { await del(`/products/${p.id}`); await products.reload(); })}>Verwijderen</button></td></tr>`)}</tbody></table></div>
+          <td><div class="row-actions">
+            <button type="button" data-action="edit" onClick=${() => setEditing(p)}>Wijzigen</button>
+            ${p.on_menu === false ? null : html`<button type="button" disabled=${busy} onClick=${() => run(async () => { await patch(`/products/${p.id}`, { available: !p.available }); await products.reload(); })}>${p.available ? 'Uitverkocht' : 'Weer beschikbaar'}</button>
+              <button type="button" onClick=${() => setRecipeFor(p)}>Recept</button>`}
+            <button type="button" class="danger" data-action="delete" disabled=${busy} onClick=${async () => {
+              if (await confirmDialog({ title: `${p.name} verwijderen?`, message: 'Het verdwijnt van de kaart en uit de voorraad. Eerdere bestellingen houden het.' })) {
+                await run(async () => { await del(`/products/${p.id}`); toast(`${p.name} verwijderd.`); await products.reload(); });
+              }
+            }}>Verwijderen</button></div></td></tr>`)}</tbody></table></div>
     </${Loading}>
-    ${recipeFor ? html`<${Recipe} product=${recipeFor} products=${list} onClose=${() => setRecipeFor(null)} />` : null}
-    <p class="muted">${num(list.length, 0)} producten.</p>
+    ${recipeFor ? html`<${Recipe} product=${recipeFor} products=${all} onClose=${() => setRecipeFor(null)} onSaved=${reload} />` : null}
+    ${editing ? html`<${ProductDialog} product=${editing.id ? editing : null} categories=${cats} onClose=${() => setEditing(null)} onSaved=${reload} />` : null}
+    <p class="muted">${num(list.length, 0)} van ${num(all.length, 0)} producten.</p>
   </${Screen}>`;
 }

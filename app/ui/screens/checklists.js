@@ -27,8 +27,8 @@ function Run({ checklist, onDone }) {
   }}>
     <h3>${checklist.name} <span class="muted">${checklist.frequency === 'daily' ? `dagelijks, vóór ${checklist.deadline}` : 'wekelijks'}</span></h3>
     ${checklist.items.map((i) => html`<label class="check"><input type="checkbox" checked=${done.has(i.id)} onChange=${() => toggle(i.id)} /> ${i.label}</label>`)}
-    <label>Opmerkingen</label>
-    <textarea rows="2" maxlength="1000" value=${notes} onInput=${(e) => setNotes(e.currentTarget.value)}></textarea>
+    <label for=${`notes-${checklist.id}`}>Opmerkingen</label>
+    <textarea id=${`notes-${checklist.id}`} rows="2" maxlength="1000" value=${notes} onInput=${(e) => setNotes(e.currentTarget.value)}></textarea>
     <${ErrorText} text=${error} />
     <button type="submit" class="primary" disabled=${busy}>Lijst vastleggen (${done.size}/${checklist.items.length})</button>
   </form>`;

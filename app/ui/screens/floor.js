@@ -3,22 +3,23 @@
 // manual status. Status changes arrive over the socket the moment they commit.
 import { html, useState } from '../lib/html.js';
 import { get, patch, post } from '../lib/api.js';
-import { euro, time } from '../lib/format.js';
+import { euro, euroInput, parseCents, time } from '../lib/format.js';
 import { useLive } from '../lib/live.js';
 import { go } from '../lib/router.js';
-import { Dialog, ErrorText, Loading, Pill, Screen, useAction, useAsync } from '../components/ui.js';
+import { Dialog, ErrorText, Loading, Pill, Screen, confirmDialog, useAction, useAsync } from '../components/ui.js';
 
 const LABEL = { vrij: 'Vrij', bezet: 'Bezet', gereserveerd: 'Gereserveerd' };
 const SCALE = 1; // one floor-plan unit is one pixel
 
 function TableDialog({ table, onClose, onChanged }) {
   const bill = useAsync(() => get(`/floorplan/tables/${table.id}/bill`).catch((e) => (e.status === 404 ? null : Promise.reject(e))), [table.id]);
-  const [run, busy, error] = useAction();
+  const [run, busy, error] = useAction({ amount_cents: 'bedrag', tip_cents: 'fooi', status: 'status' });
   const [amount, setAmount] = useState('');
   const b = bill.data;
   const pay = () =>
     run(async () => {
-      const cents = Math.round(Number(String(amount || (b.open_cents / 100)).replace(',', '.')) * 100);
+      const cents = amount.trim() ? parseCents(amount) : b.open_cents;
+      if (!(cents > 0)) throw new Error('Vul een bedrag in, bijvoorbeeld 12,50.');
       await post(`/floorplan/bills/${b.id}/payments`, { amount_cents: cents });
       setAmount('');
       await bill.reload();
@@ -42,11 +43,14 @@ function TableDialog({ table, onClose, onChanged }) {
             ${b.conflict ? html`<p class="error">${b.conflict}</p>` : null}
             ${b.open_cents > 0
               ? html`<form class="inline" onSubmit=${(e) => { e.preventDefault(); pay(); }}>
-                  <div><label for="pay-amount">Bedrag (€)</label><input id="pay-amount" inputmode="decimal" placeholder=${(b.open_cents / 100).toFixed(2).replace('.', ',')} value=${amount} onInput=${(e) => setAmount(e.currentTarget.value)} /></div>
+                  <div><label for="pay-amount">Bedrag (€)</label><input id="pay-amount" inputmode="decimal" placeholder=${euroInput(b.open_cents)} value=${amount} onInput=${(e) => setAmount(e.currentTarget.value)} /></div>
                   <button type="submit" class="primary" disabled=${busy}>Betaling vastleggen</button>
                 </form>`
               : null}
-            <button type="button" disabled=${busy} onClick=${() => run(async () => { await post(`/floorplan/bills/${b.id}/close`); onChanged(); onClose(); })}>Rekening sluiten</button>
+            <button type="button" disabled=${busy} onClick=${async () => {
+              if (b.open_cents > 0 && !(await confirmDialog({ title: 'Rekening sluiten?', message: `Er staat nog ${euro(b.open_cents)} open. Sluit de rekening alleen als dat klopt.`, confirmLabel: 'Toch sluiten' }))) return;
+              await run(async () => { await post(`/floorplan/bills/${b.id}/close`); onChanged(); onClose(); });
+            }}>Rekening sluiten</button>
           </div>`
         : html`<p class="muted">Geen open rekening.</p>`}
     </${Loading}>
@@ -77,8 +81,8 @@ export default function Floor() {
           <h2>${z.name}</h2>
           <div class="floor-canvas" style=${`aspect-ratio: ${w} / ${h}`}>
             ${z.tables.map((t) => html`<button type="button" class=${`floor-table shape-${t.shape} st-${t.status}`} data-table=${t.name} data-status=${t.status}
-                style=${`left:${(t.x / w) * 100}%; top:${(t.y / h) * 100}%`} onClick=${() => setOpen(t)} aria-label=${`Tafel ${t.name}: ${LABEL[t.status]}`}>
-              <strong>${t.name}</strong><span>${LABEL[t.status]}</span>${t.bill ? html`<span class="amount">${euro(t.bill.open_cents)}</span>` : null}
+                style=${`left:${(t.x / w) * 100}%; top:${(t.y / h) * 100}%`} onClick=${() => setOpen(t)}>
+              <strong><span class="sr-only">Tafel </span>${t.name}</strong><span>${LABEL[t.status]}</span>${t.bill ? html`<span class="amount">${euro(t.bill.open_cents)}</span>` : null}
             </button>`)}
           </div>
         </section>`;

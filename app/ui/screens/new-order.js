@@ -74,7 +74,7 @@ export default function NewOrder({ query }) {
   return html`<div id="order-panel" class="panel" role="dialog" aria-modal="true" aria-labelledby="order-title">
     <div class="panel-menu">
       <div class="panel-head"><h2 id="order-title">Nieuwe bestelling</h2><button type="button" id="close-order" onClick=${() => history.back()}>Sluiten</button></div>
-      <nav id="category-tabs" class="tabs" aria-label="Categorieën">
+      <nav id="category-tabs" class="tabs" role="tablist" aria-label="Categorieën">
         ${menu.map((c, i) => html`<button type="button" role="tab" aria-selected=${String(i === active)} onClick=${() => setActive(i)}>${c.name}</button>`)}
       </nav>
       <div id="products" class="products">

@@ -4,36 +4,40 @@ import { html, useState } from '../lib/html.js';
 import { get, post } from '../lib/api.js';
 import { dateTime, num } from '../lib/format.js';
 import { toast } from '../lib/store.js';
-import { ErrorText, Loading, Pill, Screen, useAction, useAsync } from '../components/ui.js';
+import { Field, FormFoot, Loading, Pill, Screen, useAsync, useForm } from '../components/ui.js';
 
 const TYPES = { INTAKE: 'Levering', REMOVAL: 'Afboeken', ADJUSTMENT: 'Telling', TRANSFER_OUT: 'Verplaatsen', ADDITION: 'Bijboeken' };
+/** Every movement type in the ledger, as staff call it. */
+const LEDGER = { ...TYPES, TRANSFER_IN: 'Verplaatst (binnen)', TRANSFER_OUT: 'Verplaatst (weg)' };
+const SOURCE = { sale: 'verkoop', waste: 'derving', staff: '' };
 
 function MovementForm({ stock, onDone }) {
-  const [run, busy, error] = useAction();
-  const [type, setType] = useState('INTAKE');
   const items = stock.data ?? [];
   const locations = stock.locations ?? [];
-  return html`<form id="movement-form" class="tile inline" onSubmit=${(e) => {
-    e.preventDefault();
-    const f = Object.fromEntries(new FormData(e.currentTarget));
-    void run(async () => {
-      await post('/stock', {
-        productId: f.productId, locationId: f.locationId, type, quantity: Number(String(f.quantity).replace(',', '.')),
-        ...(type === 'TRANSFER_OUT' ? { toLocationId: f.toLocationId } : {}), ...(f.note ? { note: f.note } : {}),
-      });
-      toast('Voorraad bijgewerkt.');
-      e.currentTarget.reset?.();
-      onDone();
+  const def = locations.find((l) => l.is_default)?.id ?? locations[0]?.id ?? '';
+  const form = useForm({ type: 'INTAKE', productId: items[0]?.product_id ?? '', locationId: def, toLocationId: locations.find((l) => l.id !== def)?.id ?? '', quantity: '', note: '' });
+  const v = form.values;
+  const type = v.type;
+  // The values are this component's state: nothing is read from the event after an await (the
+  // "Cannot read properties of null (reading 'reset')" of issue 26).
+  const submit = form.submit(async () => {
+    const quantity = form.number('quantity', { min: type === 'ADJUSTMENT' ? 0 : 0.001, max: 1_000_000 });
+    await post('/stock', {
+      productId: v.productId || items[0]?.product_id, locationId: v.locationId || def, type, quantity,
+      ...(type === 'TRANSFER_OUT' ? { toLocationId: v.toLocationId } : {}), ...(v.note.trim() ? { note: v.note.trim() } : {}),
     });
-  }}>
-    <div><label>Soort</label><select value=${type} onChange=${(e) => setType(e.currentTarget.value)}>${Object.entries(TYPES).map(([k, v]) => html`<option value=${k}>${v}</option>`)}</select></div>
-    <div><label>Product</label><select name="productId" required>${items.map((i) => html`<option value=${i.product_id}>${i.name}${i.unit ? ` (${i.unit})` : ''}</option>`)}</select></div>
-    <div><label>${type === 'TRANSFER_OUT' ? 'Van' : 'Locatie'}</label><select name="locationId" required>${locations.map((l) => html`<option value=${l.id} selected=${l.is_default}>${l.name}</option>`)}</select></div>
-    ${type === 'TRANSFER_OUT' ? html`<div><label>Naar</label><select name="toLocationId" required>${locations.map((l) => html`<option value=${l.id}>${l.name}</option>`)}</select></div>` : null}
-    <div><label>${type === 'ADJUSTMENT' ? 'Geteld' : 'Aantal'}</label><input name="quantity" inputmode="decimal" required /></div>
-    <div><label>Notitie</label><input name="note" maxlength="500" /></div>
-    <button type="submit" class="primary" disabled=${busy}>Boeken</button>
-    <${ErrorText} text=${error} />
+    toast('Voorraad bijgewerkt.');
+    form.setValues((cur) => ({ ...cur, quantity: '', note: '' }));
+    await onDone();
+  }, 'Voorraad bijgewerkt.');
+  return html`<form novalidate id="movement-form" class="tile inline" onSubmit=${submit}>
+    <${Field} form=${form} name="type" label="Soort" as="select" options=${Object.entries(TYPES)} />
+    <${Field} form=${form} name="productId" label="Product" as="select" options=${items.map((i) => [i.product_id, `${i.name}${i.unit ? ` (${i.unit})` : ''}`])} required />
+    <${Field} form=${form} name="locationId" label=${type === 'TRANSFER_OUT' ? 'Van' : 'Locatie'} as="select" options=${locations.map((l) => [l.id, l.name])} required />
+    ${type === 'TRANSFER_OUT' ? html`<${Field} form=${form} name="toLocationId" label="Naar" as="select" options=${locations.map((l) => [l.id, l.name])} required />` : null}
+    <${Field} form=${form} name="quantity" label=${type === 'ADJUSTMENT' ? 'Geteld' : 'Aantal'} inputmode="decimal" required autocomplete="off" />
+    <${Field} form=${form} name="note" label="Notitie" maxlength="500" autocomplete="off" />
+    <${FormFoot} form=${form} label="Boeken" />
   </form>`;
 }
 
@@ -44,18 +48,18 @@ export default function Stock() {
   const purchase = useAsync(() => (tab === 'purchase' ? Promise.all([get('/purchase-list'), get('/purchase-list/suggest')]) : Promise.resolve(null)), [tab]);
   const names = new Map((stock.data?.data ?? []).map((i) => [i.product_id, i.name]));
   const locs = new Map((stock.data?.locations ?? []).map((l) => [l.id, l.name]));
-  return html`<${Screen} title="Voorraad" id="stock" actions=${html`<nav class="tabs">
-      ${[['levels', 'Niveaus'], ['movements', 'Mutaties'], ['purchase', 'Inkooplijst']].map(([k, v]) => html`<button type="button" aria-selected=${String(tab === k)} onClick=${() => setTab(k)}>${v}</button>`)}
-    </nav>`}>
+  return html`<${Screen} title="Voorraad" id="stock" actions=${html`<div class="tabs" role="group" aria-label="Weergave">
+      ${[['levels', 'Niveaus'], ['movements', 'Mutaties'], ['purchase', 'Inkooplijst']].map(([k, v]) => html`<button type="button" aria-pressed=${String(tab === k)} onClick=${() => setTab(k)}>${v}</button>`)}
+    </div>`}>
     <${Loading} when=${stock.loading && !stock.data} error=${stock.error}>
       ${tab === 'levels'
-        ? html`<${MovementForm} stock=${stock.data ?? {}} onDone=${() => void stock.reload()} />
+        ? html`<${MovementForm} key=${(stock.data?.locations ?? []).length} stock=${stock.data ?? {}} onDone=${() => stock.reload()} />
           <div class="table-wrap"><table class="list" id="stock-levels">
             <thead><tr><th>Product</th><th class="num">Totaal</th><th>Per locatie</th><th class="num">Minimum</th><th></th></tr></thead>
             <tbody>${(stock.data?.data ?? []).map((i) => html`<tr data-product=${i.name}>
               <td>${i.name}</td><td class="num">${num(i.total)} ${i.unit ?? ''}</td>
-              <td>${i.locations.map((l) => html`<span class=${l.below_zero ? 'error' : ''}>${l.name}: ${num(l.quantity)} </span>`)}</td>
-              <td class="num">${i.min_level ?? '–'}</td>
+              <td>${i.locations.map((l) => html`<span class=${`per-loc${l.below_zero ? " error" : ""}`}>${l.name}: ${num(l.quantity)}</span>`)}</td>
+              <td class="num">${i.min_level === null || i.min_level === undefined ? '–' : num(i.min_level)}</td>
               <td>${i.below_zero ? html`<${Pill} kind="flag">onder nul: tellen</${Pill}>` : i.below_min ? html`<${Pill} kind="waarschuwing">bestellen</${Pill}>` : null}</td>
             </tr>`)}</tbody>
           </table></div>`
@@ -63,7 +67,7 @@ export default function Stock() {
       ${tab === 'movements'
         ? html`<${Loading} when=${movements.loading} error=${movements.error}><div class="table-wrap"><table class="list" id="stock-movements">
             <thead><tr><th>Wanneer</th><th>Product</th><th>Locatie</th><th>Soort</th><th class="num">Aantal</th><th class="num">Daarna</th><th>Notitie</th></tr></thead>
-            <tbody>${(movements.data?.data ?? []).map((m) => html`<tr><td>${dateTime(m.created_at)}</td><td>${names.get(m.product_id) ?? ''}</td><td>${locs.get(m.location_id) ?? ''}</td><td>${m.type}${m.source !== 'staff' ? ` (${m.source === 'sale' ? 'verkoop' : 'derving'})` : ''}</td><td class="num">${num(m.quantity)}</td><td class="num">${num(m.level_after)}</td><td>${m.note ?? m.reason ?? ''}</td></tr>`)}</tbody>
+            <tbody>${(movements.data?.data ?? []).map((m) => html`<tr><td>${dateTime(m.created_at)}</td><td>${names.get(m.product_id) ?? ''}</td><td>${locs.get(m.location_id) ?? ''}</td><td>${LEDGER[m.type] ?? m.type}${SOURCE[m.source] ? ` (${SOURCE[m.source]})` : ''}</td><td class="num">${num(m.quantity)}</td><td class="num">${num(m.level_after)}</td><td>${m.note ?? m.reason ?? ''}</td></tr>`)}</tbody>
           </table></div></${Loading}>`
         : null}
       ${tab === 'purchase'

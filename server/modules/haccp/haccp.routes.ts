@@ -19,6 +19,7 @@ import {
   LoggedTemperature,
   LogTemperatureBody,
   RunChecklistBody,
+  Today,
   Unit,
   UpdateChecklistBody,
   UpdateUnitBody,
@@ -139,6 +140,20 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
       },
     },
     async (request, reply) => reply.code(201).send(await haccp.addAction(actor(request), request.params.id, request.body.note)),
+  );
+
+  app.get(
+    '/haccp/today',
+    {
+      preHandler: app.requireSession,
+      schema: {
+        tags,
+        summary: "Today's food-safety round for a tablet: each unit with its norm, readings recorded and still owed today, the last reading; each checklist done or not; the margin",
+        description: 'The staff app opens the temperature screen on the unit due next and warns before a reading that would be kritiek (docs/haccp.md).',
+        response: { 200: Today, ...errors(401) },
+      },
+    },
+    async (request) => haccp.today(tenantOf(request)),
   );
 
   // ---- export

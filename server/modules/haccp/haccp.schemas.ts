@@ -258,6 +258,24 @@ export const ExportQuery = z
   })
   .strict();
 
+/** GET /haccp/today: what the food-safety screen shows a tablet (issue 26). */
+export const Today = z
+  .object({
+    date: Day.meta({ description: "today in the restaurant's time zone" }),
+    open: z.boolean().meta({ description: 'the restaurant is open today (by its opening hours): readings and daily lists are due' }),
+    margin: z.number().meta({ description: "the restaurant's temperature margin (°C): a reading beyond target ± margin is kritiek" }),
+    units: z.array(
+      Unit.extend({
+        recorded_today: z.number().int(),
+        due_today: z.number().int().meta({ description: 'readings still owed today (0 when enough are recorded or none are required)' }),
+        last: z.object({ temperature: z.number(), status: TemperatureStatus, created_at: z.string() }).nullable(),
+      }),
+    ),
+    checklists: z.array(z.object({ id: z.string(), name: z.string(), frequency: z.enum(['daily', 'weekly']), deadline: z.string(), done: z.boolean().meta({ description: 'a run covers today (daily) or this week (weekly)' }) })),
+  })
+  .meta({ id: 'HaccpToday' });
+export type Today = z.infer<typeof Today>;
+
 export const BadRecord = z
   .object({
     origin: z.string(),

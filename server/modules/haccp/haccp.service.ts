@@ -3,6 +3,7 @@ import type { HaccpDeps } from './haccp.context.js';
 import { createHaccpExport } from './haccp.export.js';
 import { createHaccpIncidents } from './haccp.incidents.js';
 import { createHaccpTemperatures } from './haccp.temperatures.js';
+import { createHaccpToday } from './haccp.today.js';
 
 export { toChecklistDto, toIncidentDto, toUnitDto, type HaccpActor } from './haccp.context.js';
 export { OVERDUE_LOOKBACK_DAYS } from './haccp.incidents.js';
@@ -14,6 +15,7 @@ export { OVERDUE_LOOKBACK_DAYS } from './haccp.incidents.js';
  * - haccp.checklists.ts    checklists and their runs
  * - haccp.incidents.ts     incidents, corrective actions and the overdue job
  * - haccp.export.ts        the inspector's export and the verification of the hash chains
+ * - haccp.today.ts         today's round for a tablet (readings owed, checklists done, the margin)
  */
 export function createHaccpService(deps: HaccpDeps) {
   return {
@@ -21,6 +23,7 @@ export function createHaccpService(deps: HaccpDeps) {
     ...createHaccpTemperatures(deps),
     ...createHaccpChecklists(deps),
     ...createHaccpIncidents(deps),
+    ...createHaccpToday(deps),
   };
 }
 

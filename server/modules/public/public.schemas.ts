@@ -24,7 +24,14 @@ export type Intake = z.infer<typeof Intake>;
 
 export const PublicMenu = z
   .object({
-    restaurant: z.object({ name: z.string(), slug: z.string() }),
+    restaurant: z.object({
+      name: z.string(),
+      slug: z.string(),
+      address: z.string().nullable().meta({ description: 'as the restaurant entered it in its settings; null: not given' }),
+      phone: z.string().nullable(),
+      opening_hours: z.partialRecord(z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']), z.array(z.tuple([z.string(), z.string()]))).meta({ description: 'per weekday the opening intervals (HH:MM, local time); a missing or empty day is closed' }),
+      max_party_size: z.number().int().meta({ description: 'the largest party that can book online' }),
+    }),
     ordering: Intake,
     categories: z.array(z.object({ id: z.string().nullable(), name: z.string(), products: z.array(PublicProduct) })),
   })

@@ -102,11 +102,13 @@ export function createPublicOrdersService(deps: {
 
     async menu(slug: string): Promise<PublicMenu> {
       const t = await tenantBySlug(slug);
-      const [staffMenu, intake] = await Promise.all([menu.staffMenu(t.id), intakeOf(t.id)]);
+      const [staffMenu, intake, s] = await Promise.all([menu.staffMenu(t.id), intakeOf(t.id), tenants.cachedSettings(t.id)]);
       const categories = staffMenu.categories
         .map((c) => ({ id: c.id, name: c.name, products: c.products.filter((p) => p.available).map(({ id, name, description, price_cents }) => ({ id, name, description, price_cents })) }))
         .filter((c) => c.products.length > 0);
-      return { restaurant: { name: t.name, slug: t.slug }, ordering: { accepting: intake.accepting, message: intake.message }, categories };
+      // What a guest looks for first: where, when open, how to call (issue 26).
+      const restaurant = { name: t.name, slug: t.slug, address: s.address, phone: s.phone, opening_hours: s.opening_hours as PublicMenu['restaurant']['opening_hours'], max_party_size: s.max_party_size };
+      return { restaurant, ordering: { accepting: intake.accepting, message: intake.message }, categories };
     },
 
     /**

@@ -84,9 +84,16 @@ export const UpdateReservationBody = z
   .object({
     status: z.enum(['seated', 'cancelled', 'no_show']).optional(),
     table_id: z.uuid().optional().meta({ description: 'move the booking to another table (also resolves a conflict)' }),
+    date: DateString.optional().meta({ description: 'another day (with `time`: another moment); the table must be free then' }),
+    time: TimeString.optional(),
+    party_size: z.number().int().min(1).max(100).optional().meta({ description: "at most the table's seats and the restaurant's max_party_size" }),
+    name: Name.optional(),
+    phone: Phone.nullable().optional(),
+    email: z.email().max(200).nullable().optional(),
+    notes: Notes.nullable().optional(),
   })
   .strict()
-  .refine((b) => b.status !== undefined || b.table_id !== undefined, { message: 'moet minstens status of table_id bevatten.' });
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'moet minstens één veld bevatten om te wijzigen.' });
 export type UpdateReservationInput = z.infer<typeof UpdateReservationBody>;
 
 export const IdParams = z.object({ id: z.uuid() });

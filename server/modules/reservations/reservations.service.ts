@@ -71,6 +71,9 @@ const rulesOf = (s: Settings): OpeningRules => ({
   seating_minutes: s.seating_minutes,
 });
 
+/** The statuses as staff call them, for messages. */
+const STATUS_NL: Record<ReservationStatus, string> = { booked: 'geboekt', seated: 'aan tafel', cancelled: 'geannuleerd', no_show: 'niet gekomen' };
+
 /** Moves a booking may make (CONTRACT §16): booked → seated | cancelled | no_show; a late no-show can still be seated. */
 export function allowedMove(from: ReservationStatus, to: ReservationStatus): boolean {
   if (from === to) return true;
@@ -93,6 +96,16 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
     const today = wallClock(now, s.timezone).date;
     if (date < today) throw invalidField('date', 'ligt in het verleden.');
     if (date > addDays(today, MAX_DAYS_AHEAD)) throw invalidField('date', `mag hoogstens ${MAX_DAYS_AHEAD} dagen vooruit liggen.`);
+  }
+
+  /** A moment staff book (or move a booking to): any time within the opening hours, a walk-in up to 15 minutes ago. */
+  function staffWindow(date: string, time: string, s: Settings, now: Date): { start: Date; end: Date } {
+    const at = bookingInstant(date, time, s.timezone);
+    if (!at) throw invalidField('time', 'bestaat niet op deze dag (de klok gaat dan een uur vooruit).');
+    if (hoursOf(date, rulesOf(s)).length === 0) throw invalidField('date', 'is een dag waarop we gesloten zijn.');
+    if (!intervalsOf(date, rulesOf(s)).some((i) => at >= i.from && at < i.to)) throw invalidField('time', 'valt buiten de openingstijden.');
+    if (at.getTime() < now.getTime() - WALK_IN_GRACE_MIN * 60_000) throw invalidField('time', 'ligt in het verleden.');
+    return { start: at, end: new Date(at.getTime() + s.seating_minutes * 60_000) };
   }
 
   /** Clears the conflict note of bookings on this table in this window that no longer collide with another. */
@@ -130,12 +143,7 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
       ({ start, end } = slot);
       if (start.getTime() <= now.getTime()) throw invalidField('time', 'ligt in het verleden.');
     } else {
-      const at = bookingInstant(input.date, input.time, s.timezone);
-      if (!at) throw invalidField('time', 'bestaat niet op deze dag (de klok gaat dan een uur vooruit).');
-      if (!intervalsOf(input.date, rules).some((i) => at >= i.from && at < i.to)) throw invalidField('time', 'valt buiten de openingstijden.');
-      if (at.getTime() < now.getTime() - WALK_IN_GRACE_MIN * 60_000) throw invalidField('time', 'ligt in het verleden.');
-      start = at;
-      end = new Date(at.getTime() + s.seating_minutes * 60_000);
+      ({ start, end } = staffWindow(input.date, input.time, s, now));
     }
     const startsAt = start.toISOString();
     const endsAt = end.toISOString();
@@ -267,33 +275,61 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
       return toReservationDto(row, row.table_id ? ((await floor.tableNames(tenantId)).get(row.table_id) ?? null) : null);
     },
 
-    /** `PATCH /reservations/:id`: seated, cancelled or no-show, and/or another table; moving or ending a colliding booking resolves its conflict. */
+    /** `PATCH /reservations/:id`: seated, cancelled or no-show, another table or moment, the guest's details; moving or ending a colliding booking resolves its conflict. */
     async update(actor: StaffActor, id: string, input: UpdateReservationInput): Promise<Reservation> {
       const row = await changes.write(actor.tenantId, async (w) => {
         const cur = await repo.find(w.trx, actor.tenantId, id);
         if (!cur) throw notFound('Reservering');
         const fields: Partial<ReservationRow> = {};
         if (input.status && input.status !== cur.status) {
-          if (!allowedMove(cur.status, input.status)) throw conflict(`Deze statuswijziging is niet toegestaan (van '${cur.status}' naar '${input.status}').`);
+          if (!allowedMove(cur.status, input.status)) throw conflict(`Deze statuswijziging is niet toegestaan (van '${STATUS_NL[cur.status]}' naar '${STATUS_NL[input.status]}').`);
           fields.status = input.status;
         }
         const status = fields.status ?? cur.status;
-        if (input.table_id && input.table_id !== cur.table_id) {
-          if (status === 'cancelled' || status === 'no_show') throw conflict('Een geannuleerde reservering krijgt geen tafel meer.');
-          const t = await floor.findTable(w.trx, actor.tenantId, input.table_id);
+        // The guest's details (a phone booking's name, number, party size, a note).
+        if (input.name !== undefined && input.name !== cur.name) fields.name = input.name;
+        if (input.phone !== undefined) {
+          const phone = input.phone === null || input.phone === '' ? null : normalisePhone(input.phone);
+          if (phone !== cur.phone) fields.phone = phone;
+        }
+        if (input.email !== undefined && input.email !== cur.email) fields.email = input.email;
+        if (input.notes !== undefined && (input.notes || null) !== cur.notes) fields.notes = input.notes || null;
+        const party = input.party_size ?? cur.party_size;
+        if (party !== cur.party_size) {
+          const s = await tenants.cachedSettings(actor.tenantId);
+          if (party > s.max_party_size) throw invalidField('party_size', `moet tussen 1 en ${s.max_party_size} personen zijn.`);
+          fields.party_size = party;
+        }
+        // Another moment: the same rules as booking it (opening hours, not in the past).
+        const date = input.date ?? cur.date;
+        const time = input.time ?? cur.time;
+        let window = { starts_at: cur.starts_at, ends_at: cur.ends_at };
+        if (date !== cur.date || time !== cur.time) {
+          if (status !== 'booked') throw conflict('Alleen een geboekte reservering kan naar een ander tijdstip.');
+          const s = await tenants.cachedSettings(actor.tenantId);
+          const { start, end } = staffWindow(date, time, s, clock.now());
+          window = { starts_at: start.toISOString(), ends_at: end.toISOString() };
+          Object.assign(fields, { date, time, ...window });
+        }
+        const tableId = input.table_id ?? cur.table_id;
+        const moved = tableId !== cur.table_id || window.starts_at !== cur.starts_at || fields.party_size !== undefined;
+        if (tableId && moved && status !== 'cancelled' && status !== 'no_show') {
+          const t = await floor.findTable(w.trx, actor.tenantId, tableId);
           if (!t) throw notFound('Tafel');
-          if (t.seats < cur.party_size) throw invalidField('table_id', `heeft maar ${t.seats} plaatsen.`);
-          const taken = (await repo.holdingBetween(w.trx, actor.tenantId, cur.starts_at, cur.ends_at)).some((r) => r.id !== cur.id && r.table_id === t.id);
+          if (t.seats < party) throw invalidField(input.table_id ? 'table_id' : 'party_size', input.table_id ? `heeft maar ${t.seats} plaatsen.` : `past niet aan tafel ${t.name} (${t.seats} plaatsen); kies een andere tafel.`);
+          const taken = (await repo.holdingBetween(w.trx, actor.tenantId, window.starts_at, window.ends_at)).some((r) => r.id !== cur.id && r.table_id === t.id);
           if (taken) throw conflict(`Tafel ${t.name} is op dat moment al gereserveerd.`);
-          fields.table_id = t.id;
+          if (t.id !== cur.table_id) fields.table_id = t.id;
+        } else if (input.table_id && input.table_id !== cur.table_id) {
+          throw conflict('Een geannuleerde reservering krijgt geen tafel meer.');
         }
         if (Object.keys(fields).length === 0) return cur;
-        if (cur.conflict && (fields.table_id || status === 'cancelled' || status === 'no_show')) fields.conflict = null;
+        if (cur.conflict && (fields.table_id || fields.starts_at || status === 'cancelled' || status === 'no_show')) fields.conflict = null;
         const next: ReservationRow = { ...cur, ...fields, updated_at: w.now };
         await repo.update(w.trx, next);
         await w.record(reservationChange(next, 'reservation.updated', fields));
         // The booking that collided with this one may be fine now.
-        if (fields.table_id || status === 'cancelled' || status === 'no_show') await clearResolved(w, actor.tenantId, cur.table_id, cur.starts_at, cur.ends_at);
+        if (fields.table_id || fields.starts_at || status === 'cancelled' || status === 'no_show') await clearResolved(w, actor.tenantId, cur.table_id, cur.starts_at, cur.ends_at);
         await floor.refreshIn(w, actor.tenantId, [cur.table_id, next.table_id].filter((x): x is string => x !== null));
         return next;
       });

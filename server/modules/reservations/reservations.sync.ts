@@ -15,8 +15,10 @@ import { settingsOf } from '../tenants/tenants.service.js';
  * table is free in the cloud's view it is taken as it is; if the table is taken by then, the cloud
  * moves it to another free table that fits, and if there is none it keeps the booking (the guest
  * was promised a table) on its table with a `conflict` note for staff to resolve. Either way the
- * outcome is a visible conflict (the op's result, the booking's `conflict` field). Status and table
- * changes are last-writer-wins per field in cloud apply order; an appliance adopts the cloud's row.
+ * outcome is a visible conflict (the op's result, the booking's `conflict` field). Status, table,
+ * the guest's details and the moment (date, time, start and end together) are last-writer-wins per
+ * field in cloud apply order; a table or moment that collides there carries a conflict note; an
+ * appliance adopts the cloud's row.
  */
 
 const HOLDING = ['booked', 'seated'] as const;
@@ -279,16 +281,20 @@ export const reservationsSync: EntityDescriptor[] = [
       // reservation.updated: the fields the writer changed, last writer wins per field.
       if (!current) throw new RejectOp('Reservering niet gevonden.');
       // What staff may change (PATCH /reservations/:id), and the conflict note sync itself sets or clears.
-      const fields = pick<Record<string, unknown>>(p.fields ?? {}, ['status', 'table_id', 'conflict'] as never);
+      // Staff may also change the guest's details and the moment (issue 26): the four window fields travel together.
+      const fields = pick<Record<string, unknown>>(p.fields ?? {}, ['status', 'table_id', 'conflict', 'name', 'phone', 'email', 'notes', 'party_size', 'date', 'time', 'starts_at', 'ends_at'] as never);
       parsePayload(ReservationRow.partial(), fields, 'een reservering');
+      const windowFields = ['date', 'time', 'starts_at', 'ends_at'].filter((k) => k in fields);
+      if (windowFields.length !== 0 && windowFields.length !== 4) throw new RejectOp('Een ander tijdstip van een reservering heeft datum, tijd, begin en einde samen.');
       let next: ReservationsTable = { ...current, ...(fields as Partial<ReservationsTable>), updated_at: incoming.updated_at > current.updated_at ? incoming.updated_at : current.updated_at };
+      if (windowFields.length) await assertWindow(store, next);
       let conflict: string | undefined;
-      if (typeof fields.table_id === 'string' && fields.table_id !== current.table_id) {
-        await store.assertRef('floor_tables', fields.table_id, tenantId, 'De tafel van deze reservering');
-        if (HOLDING.includes(next.status as (typeof HOLDING)[number]) && (await store.collides(next, fields.table_id))) {
-          conflict = `Dubbel geboekt: tafel ${await tableName(trx, fields.table_id)} is op ${next.date} om ${next.time} al gereserveerd. Verplaats of annuleer een van de reserveringen.`;
-          next = { ...next, conflict };
-        }
+      const tableChanged = typeof fields.table_id === 'string' && fields.table_id !== current.table_id;
+      if (tableChanged) await store.assertRef('floor_tables', fields.table_id as string, tenantId, 'De tafel van deze reservering');
+      const windowChanged = next.starts_at !== current.starts_at || next.ends_at !== current.ends_at;
+      if ((tableChanged || windowChanged) && next.table_id && HOLDING.includes(next.status as (typeof HOLDING)[number]) && (await store.collides(next, next.table_id))) {
+        conflict = `Dubbel geboekt: tafel ${await tableName(trx, next.table_id)} is op ${next.date} om ${next.time} al gereserveerd. Verplaats of annuleer een van de reserveringen.`;
+        next = { ...next, conflict };
       }
       await store.write(next, true);
       return { payload: { reservation: strip(next), fields: p.fields }, ...(conflict ? { conflict } : {}) };

@@ -33,6 +33,8 @@ export const SettingsValues = z.object({
   max_party_size: z.number().int().min(1).max(100),
   opening_exceptions: OpeningExceptions,
   pause_public_orders_after_minutes: z.number().int().min(1).max(1440).nullable(),
+  address: z.string().trim().max(200).nullable().meta({ description: 'Street, postcode and town as guests read it on the guest pages (and, later, the receipt); null: not shown' }),
+  phone: z.string().trim().max(30).nullable().meta({ description: 'The number guests call (guest pages: a party larger than can book online); null: not shown' }),
 });
 export type SettingsValues = z.infer<typeof SettingsValues>;
 
@@ -54,6 +56,8 @@ export const DEFAULT_SETTINGS: SettingsValues = {
   max_party_size: 8,
   opening_exceptions: [],
   pause_public_orders_after_minutes: null,
+  address: null,
+  phone: null,
 };
 
 export const Settings = SettingsValues.extend({ name: z.string() }).meta({ id: 'Settings' });
