@@ -386,3 +386,40 @@ describe('checklists (CONTRACT §9)', () => {
     expect((await t.services.haccp.listChecklists(other.id))[0]!.name).toBe('Opening');
   });
 });
+
+describe('GET /haccp/today (the temperature screen, issue 26)', () => {
+  it("each unit with its norm, today's readings and those still owed, the last one; each checklist done or not; the margin", async () => {
+    const { t, r, staff, admin } = await setup();
+    const cold = (await api(t, 'POST', '/haccp/units', admin, { name: 'Koelcel', unit_type: 'koelcel', target_max: 7, readings_per_day: 2 })).json();
+    await api(t, 'POST', '/haccp/units', admin, { name: 'Bain-marie', unit_type: 'warmhoud', target_max: 90, target_min: 60, readings_per_day: 1 });
+    const list = (await api(t, 'POST', '/haccp/checklists', admin, { name: 'Opening', frequency: 'daily', deadline: '11:00', items: [{ label: 'Handen' }] })).json();
+    await api(t, 'POST', '/haccp/checklists', admin, { name: 'Week', frequency: 'weekly', items: [{ label: 'Ontdooien' }] });
+    expect((await log(t, staff, { unit_name: 'Koelcel', temperature: 3.5 })).statusCode).toBe(201);
+    expect((await log(t, staff, { unit_name: 'Koelcel', temperature: 8.5 })).statusCode).toBe(201);
+    expect((await api(t, 'POST', `/haccp/checklists/${list.id}/run`, staff, { completed_items: [list.items[0].id] })).statusCode).toBe(201);
+    // Another restaurant's units stay out.
+    const other = await t.seedTenant();
+    await api(t, 'POST', '/haccp/units', await other.adminCookie(), { name: 'Elders', unit_type: 'koelcel', target_max: 7 });
+    const res = await api(t, 'GET', '/haccp/today', staff);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ date: '2026-11-20', open: true, margin: 2 });
+    expect(body.units.map((u: { name: string }) => u.name)).toEqual(['Bain-marie', 'Koelcel']);
+    expect(body.units[1]).toMatchObject({ id: cold.id, target_max: 7, target_min: null, recorded_today: 2, due_today: 0, last: { temperature: 8.5, status: 'waarschuwing' } });
+    expect(body.units[0]).toMatchObject({ target_min: 60, target_max: 90, recorded_today: 0, due_today: 1, last: null });
+    expect(body.checklists).toEqual([
+      { id: list.id, name: 'Opening', frequency: 'daily', deadline: '11:00', done: true },
+      expect.objectContaining({ name: 'Week', frequency: 'weekly', done: false }),
+    ]);
+    expect((await api(t, 'GET', '/haccp/today')).statusCode).toBe(401);
+    expect((await api(t, 'GET', '/haccp/today', await other.staffCookie())).json().units.map((u: { name: string }) => u.name)).toEqual(['Elders']);
+  });
+
+  it('a closed day owes no readings', async () => {
+    const { t, staff, admin } = await setup({ openingHours: { sat: [['12:00', '22:00']] } });
+    await api(t, 'POST', '/haccp/units', admin, { name: 'Koelcel', unit_type: 'koelcel', target_max: 7 });
+    const body = (await api(t, 'GET', '/haccp/today', staff)).json();
+    expect(body.open).toBe(false);
+    expect(body.units[0]).toMatchObject({ readings_per_day: 2, due_today: 0 });
+  });
+});

@@ -7,13 +7,28 @@ describe('GET /public/menu/:slug', () => {
     const res = await w.t.req({ method: 'GET', url: `/api/v1/public/menu/${w.r.slug}` });
     expect(res.statusCode).toBe(200);
     const m = res.json();
-    expect(m.restaurant).toEqual({ name: 'Eetcafé De Proef', slug: w.r.slug });
+    expect(m.restaurant).toMatchObject({ name: 'Eetcafé De Proef', slug: w.r.slug, address: null, phone: null, max_party_size: 8 });
+    expect(m.restaurant.opening_hours.fri).toEqual([['12:00', '14:30'], ['17:00', '23:00']]);
     expect(m.ordering).toEqual({ accepting: true, message: null });
     const names = m.categories.flatMap((c: { products: Array<{ name: string }> }) => c.products.map((p) => p.name));
     expect(names.sort()).toEqual(['Burger', 'Cola', 'Friet']);
     expect(m.categories[0]).toEqual({ id: w.menu.categoryId, name: 'Hoofdgerechten', products: expect.any(Array) });
     expect(m.categories[0].products[0]).toEqual({ id: expect.any(String), name: expect.any(String), description: null, price_cents: expect.any(Number) });
     expect(res.body).not.toMatch(/cost_cents|vat_rate|archived|min_level|available/);
+  });
+
+  it('shows guests where the restaurant is, how to call and when it is open (settings; issue 26)', async () => {
+    const w = await payWorld();
+    const admin = await w.r.adminCookie();
+    const set = await w.t.req({ method: 'PATCH', url: '/api/v1/settings', cookie: admin, payload: { address: 'Lepelstraat 1, 1011 AB Amsterdam', phone: '020 123 4567', opening_hours: { sat: [['17:00', '23:00']] }, max_party_size: 10 } });
+    expect(set.statusCode).toBe(200);
+    const m = (await w.t.req({ method: 'GET', url: `/api/v1/public/menu/${w.r.slug}` })).json();
+    expect(m.restaurant).toEqual({ name: 'Eetcafé De Proef', slug: w.r.slug, address: 'Lepelstraat 1, 1011 AB Amsterdam', phone: '020 123 4567', opening_hours: { sat: [['17:00', '23:00']] }, max_party_size: 10 });
+    const long = await w.t.req({ method: 'PATCH', url: '/api/v1/settings', cookie: admin, payload: { address: 'x'.repeat(201) } });
+    expect(long.statusCode).toBe(400);
+    expect(long.json().details[0].field).toBe('address');
+    expect((await w.t.req({ method: 'PATCH', url: '/api/v1/settings', payload: { address: 'x' } })).statusCode).toBe(401);
+    expect((await w.t.req({ method: 'GET', url: `/api/v1/public/menu/${w.r.slug}` })).json().restaurant.address).toBe('Lepelstraat 1, 1011 AB Amsterdam');
   });
 
   it('an unknown slug is 404 in Dutch', async () => {

@@ -263,7 +263,7 @@ describe('staff: GET/POST /reservations, PATCH /reservations/:id', () => {
     expect((await patch(a.id, { status: 'seated' })).json().status).toBe('seated'); // came late after all
     const back = await patch(a.id, { status: 'cancelled' });
     expect(back.statusCode).toBe(409);
-    expect(back.json()).toEqual({ error: "Deze statuswijziging is niet toegestaan (van 'seated' naar 'cancelled').", code: 'CONFLICT' });
+    expect(back.json()).toEqual({ error: "Deze statuswijziging is niet toegestaan (van 'aan tafel' naar 'geannuleerd').", code: 'CONFLICT' });
     expect((await patch(b.id, { status: 'cancelled' })).json().status).toBe('cancelled');
     expect((await patch(b.id, { status: 'seated' })).statusCode).toBe(409);
     // T1 is free again at 19:00: a party of 4 fits (T1), the 6-seater is still seated.
@@ -285,5 +285,48 @@ describe('staff: GET/POST /reservations, PATCH /reservations/:id', () => {
     expect((await t.req({ method: 'GET', url: `/api/v1/reservations/${a.id}`, cookie: otherStaff })).statusCode).toBe(404);
     expect((await t.req({ method: 'GET', url: '/api/v1/reservations/abc', cookie: staff })).json().details[0].field).toBe('id');
     expect((await t.req({ method: 'GET', url: `/api/v1/reservations/${a.id}` })).statusCode).toBe(401);
+  });
+
+  it('PATCH edits the guest (name, phone in any notation, party, notes) and the moment; the table must fit and be free then; bad input changes nothing', async () => {
+    const { t, r, staff, floor } = await setup();
+    const patch = (id: string, payload: object, cookie = staff) => t.req({ method: 'PATCH', url: `/api/v1/reservations/${id}`, cookie, payload });
+    const a = (await book(t, r.slug, { date: '2026-11-27', time: '19:00', party_size: 2, name: 'Jansen' })).json();
+    const b = (await book(t, r.slug, { date: '2026-11-27', time: '21:00', party_size: 4, name: 'Bakker' })).json();
+    const before = await t.services.reservations.get(r.id, a.id);
+    expect(before.table_name).toBe('T2');
+    const edited = await patch(a.id, { name: 'Fam. Jansen', phone: '+31 6 8765 4321', party_size: 1, notes: 'kinderstoel' });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json()).toMatchObject({ name: 'Fam. Jansen', phone: '+31687654321', party_size: 1, notes: 'kinderstoel', table_name: 'T2', date: '2026-11-27', time: '19:00' });
+    // Another moment: the booking keeps its table when it is free then; its window follows (seating 90 minutes).
+    const later = await patch(a.id, { date: '2026-11-28', time: '20:00' });
+    expect(later.statusCode).toBe(200);
+    expect(later.json()).toMatchObject({ date: '2026-11-28', time: '20:00', starts_at: '2026-11-28T19:00:00.000Z', ends_at: '2026-11-28T20:30:00.000Z', table_name: 'T2' });
+    // A move onto a table that is taken at the new moment, a party the table cannot seat, a closed moment, a bad phone: refused, nothing changes.
+    const onB = await patch(a.id, { date: '2026-11-27', time: '21:00', table_id: (await t.services.reservations.get(r.id, b.id)).table_id });
+    expect(onB.statusCode).toBe(409);
+    expect(onB.json().error).toMatch(/is op dat moment al gereserveerd/);
+    const tooBig = await patch(a.id, { party_size: 3 });
+    expect(tooBig.json().details[0]).toEqual({ field: 'party_size', error: "'party_size' past niet aan tafel T2 (2 plaatsen); kies een andere tafel." });
+    expect((await patch(a.id, { party_size: 9 })).json().details[0]).toEqual({ field: 'party_size', error: "'party_size' moet tussen 1 en 8 personen zijn." });
+    expect((await patch(a.id, { time: '15:00' })).json().details[0]).toEqual({ field: 'time', error: "'time' valt buiten de openingstijden." });
+    expect((await patch(a.id, { date: '2026-11-23' })).json().details[0]).toEqual({ field: 'date', error: "'date' is een dag waarop we gesloten zijn." });
+    expect((await patch(a.id, { phone: '12' })).json().details[0].field).toBe('phone');
+    expect((await patch(a.id, { name: '' })).json().details[0].field).toBe('name');
+    expect(await t.services.reservations.get(r.id, a.id)).toMatchObject({ date: '2026-11-28', time: '20:00', party_size: 1, table_name: 'T2', phone: '+31687654321' });
+    // Party and table together: to the six-seater for three.
+    expect((await patch(a.id, { party_size: 3, table_id: floor.t3.id })).json()).toMatchObject({ party_size: 3, table_name: 'T3' });
+    // Clearing the phone and the note; a seated booking keeps its moment.
+    expect((await patch(a.id, { phone: null, notes: null })).json()).toMatchObject({ phone: null, notes: null });
+    await patch(b.id, { status: 'seated' });
+    expect((await patch(b.id, { time: '21:30' })).json()).toEqual({ error: 'Alleen een geboekte reservering kan naar een ander tijdstip.', code: 'CONFLICT' });
+    // The change travels: the change log has the fields that changed, the window's four together.
+    const logged = await t.handle.db.selectFrom('change_log').select(['kind', 'payload']).where('entity_id', '=', a.id).orderBy('seq').execute();
+    const fields = logged.filter((c) => c.kind === 'reservation.updated').map((c) => Object.keys((JSON.parse(c.payload) as { fields: object }).fields).sort());
+    expect(fields).toContainEqual(['date', 'ends_at', 'starts_at', 'time']);
+    expect(fields).toContainEqual(['name', 'notes', 'party_size', 'phone']);
+    // Another restaurant's staff: 404; without a session: 401.
+    const other = await t.seedTenant();
+    expect((await patch(a.id, { name: 'x' }, await other.staffCookie())).statusCode).toBe(404);
+    expect((await t.req({ method: 'PATCH', url: `/api/v1/reservations/${a.id}`, payload: { name: 'x' } })).statusCode).toBe(401);
   });
 });

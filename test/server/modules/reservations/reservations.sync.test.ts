@@ -92,6 +92,26 @@ describe('sync: reservations', () => {
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });
 
+  it('a booking edited offline (guest details, another moment) arrives as it was edited; a moment the cloud gave away meanwhile carries a conflict', async () => {
+    const { cloud, tenant, appliance, transport, ids } = await joined([['T1', 2]]);
+    const staffBooking = await appliance.services.reservations.bookStaff({ tenantId: tenant.id, userId: null }, { date: '2026-11-20', time: '18:00', party_size: 2, name: 'Telefoon', table_id: ids.T1 });
+    await quiesce(appliance);
+    transport.offline = true;
+    // Online, a guest books 20:00 on the one table; offline, staff move the caller to 20:00 and fix the name and phone.
+    const online = await cloud.req({ method: 'POST', url: `/api/v1/public/reservations/${tenant.slug}`, payload: { ...guest, date: '2026-11-20', time: '20:00', party_size: 2 } });
+    expect(online.statusCode).toBe(201);
+    const edited = await appliance.services.reservations.update({ tenantId: tenant.id, userId: null }, staffBooking.id, { name: 'Fam. De Wit', phone: '06 11223344', time: '20:00' });
+    expect(edited).toMatchObject({ time: '20:00', name: 'Fam. De Wit', phone: '+31611223344', conflict: null });
+    transport.offline = false;
+    await quiesce(appliance);
+    for (const side of [cloud, appliance]) {
+      const b = await side.services.reservations.get(tenant.id, staffBooking.id);
+      expect(b).toMatchObject({ name: 'Fam. De Wit', phone: '+31611223344', time: '20:00', starts_at: '2026-11-20T19:00:00.000Z', table_name: 'T1' });
+      expect(b.conflict).toMatch(/^Dubbel geboekt: tafel T1 is op 2026-11-20 om 20:00 al gereserveerd/);
+    }
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
+
   it('one push chunk with bookings that compete for the same free table, a move and a cancellation ends as applying its ops one by one', async () => {
     const { cloud, tenant, appliance, transport, ids, device } = await joined([['T1', 2], ['T2', 2], ['T3', 4]]);
     transport.offline = true;
