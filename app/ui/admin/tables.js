@@ -105,7 +105,7 @@ function ZonePlan({ zone, tables, onSaved, run, onEdit }) {
 export default function Tables() {
   const plan = useAsync(() => get('/floorplan'));
   const zones = useAsync(() => get('/floorplan/zones'));
-  const [run, busy, error] = useAction(LABELS);
+  const [run, , error] = useAction(LABELS);
   const [editing, setEditing] = useState(/** @type {any} */ (null));
   const zoneForm = useForm({ name: '' });
   const reload = () => {

@@ -7,7 +7,7 @@ import { get, post } from '../lib/api.js';
 import { dateTime, num, time } from '../lib/format.js';
 import { useLive } from '../lib/live.js';
 import { toast } from '../lib/store.js';
-import { Field, FieldError, FormFoot, Loading, Pill, Screen, confirmDialog, useAction, useAsync, useForm } from '../components/ui.js';
+import { Field, FieldError, FormFoot, Loading, Pill, Screen, confirmDialog, useAsync, useForm } from '../components/ui.js';
 
 const STATUS = { ok: 'OK', waarschuwing: 'Waarschuwing', kritiek: 'Kritiek' };
 const c = (/** @type {number} */ t) => `${num(t, 1)} °C`;
@@ -44,7 +44,7 @@ function TemperatureForm({ units, margin, onLogged }) {
   // bain-marie): the cook picks it; the list says which still owe a reading today.
   const form = useForm({ unit: '', temperature: '' });
   const unit = units.find((u) => u.id === form.values.unit);
-  return html`<form novalidate id="temperature-form" class="tile inline" onSubmit=${form.submit(async (v) => {
+  return html`<form novalidate id="temperature-form" class="tile inline" onSubmit=${form.submit(async () => {
     if (!unit) throw new FieldError('unit', 'is nog niet gekozen.');
     const t = form.number('temperature', { min: -60, max: 150 });
     if (expectedStatus(t, unit, margin) === 'kritiek') {

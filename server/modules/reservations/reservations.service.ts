@@ -289,7 +289,7 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
         // The guest's details (a phone booking's name, number, party size, a note).
         if (input.name !== undefined && input.name !== cur.name) fields.name = input.name;
         if (input.phone !== undefined) {
-          const phone = input.phone === null || input.phone === '' ? null : normalisePhone(input.phone);
+          const phone = input.phone === null || input.phone === '' ? null : e164OrThrow(input.phone, 'phone');
           if (phone !== cur.phone) fields.phone = phone;
         }
         if (input.email !== undefined && input.email !== cur.email) fields.email = input.email;

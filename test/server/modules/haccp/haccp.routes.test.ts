@@ -389,7 +389,7 @@ describe('checklists (CONTRACT §9)', () => {
 
 describe('GET /haccp/today (the temperature screen, issue 26)', () => {
   it("each unit with its norm, today's readings and those still owed, the last one; each checklist done or not; the margin", async () => {
-    const { t, r, staff, admin } = await setup();
+    const { t, staff, admin } = await setup();
     const cold = (await api(t, 'POST', '/haccp/units', admin, { name: 'Koelcel', unit_type: 'koelcel', target_max: 7, readings_per_day: 2 })).json();
     await api(t, 'POST', '/haccp/units', admin, { name: 'Bain-marie', unit_type: 'warmhoud', target_max: 90, target_min: 60, readings_per_day: 1 });
     const list = (await api(t, 'POST', '/haccp/checklists', admin, { name: 'Opening', frequency: 'daily', deadline: '11:00', items: [{ label: 'Handen' }] })).json();

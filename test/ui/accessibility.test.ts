@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { axeCheck, describeBrowser, shot, type AxeFinding } from '../helpers/browser.js';
+import { screenReady, startUiRestaurant, type UiRestaurant } from '../helpers/ui-restaurant.js';
+
+/**
+ * Issue 26: axe-core (injected from node_modules) on every staff-app screen, its dialogs and every
+ * guest page: no critical and no serious violation. Each screen also has its own title, and none
+ * shows "Laden…" once its data is there.
+ */
+describeBrowser('accessibility of every screen (axe-core, issue 26)', () => {
+  let r: UiRestaurant;
+  /** Every screen of main.js's SCREENS (the admin sees them all). */
+  const SCREENS = [
+    ['/keuken', 'Keuken'], ['/bestellen', 'Nieuwe bestelling'], ['/vloer', 'Plattegrond'], ['/reserveringen', 'Reserveringen'], ['/haccp', 'Temperaturen'],
+    ['/controlelijsten', 'Controlelijsten'], ['/voorraad', 'Voorraad'], ['/klanten', 'Klanten en punten'], ['/diensten', 'In- en uitklokken'],
+    ['/beheer/inzichten', 'Inzichten'], ['/beheer/menu', 'Menu en recepten'], ['/beheer/tafels', 'Tafels'], ['/beheer/medewerkers', 'Medewerkers'],
+    ['/beheer/diensten', 'Diensten en loon'], ['/beheer/voedselveiligheid', 'Koelcellen en lijsten'], ['/beheer/locaties', 'Locaties'],
+    ['/beheer/koppelingen', 'API-sleutels en webhooks'], ['/beheer/instellingen', 'Instellingen'],
+  ] as const;
+  const found: Record<string, AxeFinding[]> = {};
+  const check = async (page: Page, name: string) => {
+    const v = await axeCheck(page);
+    if (v.length) found[name] = v;
+  };
+
+  beforeAll(async () => {
+    r = await startUiRestaurant('toegang');
+    // Something on every screen: a booking, an order on a table, a shift, a webhook-free key.
+    await r.api('POST', '/reservations', { date: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10), time: '19:00', party_size: 2, name: 'Familie Bakker', phone: '0612312312' });
+    await r.api('POST', '/orders', { items: [{ product_id: r.ids.soup, quantity: 2 }], table_id: r.ids.t2 });
+    await r.api('POST', '/api-keys', { name: 'Bezorgplatform', scopes: ['read'] });
+  }, 120_000);
+  afterAll(async () => {
+    await r?.close();
+    expect(r?.external ?? []).toEqual([]);
+    expect(r?.pageErrors ?? []).toEqual([]);
+  }, 60_000);
+
+  it('the login page', async () => {
+    const page = await r.open(1024, 768);
+    await page.goto(`${r.base}/app/?slug=${r.slug}`);
+    await page.waitForSelector('#pin-form');
+    expect(await page.title()).toBe('Inloggen · Restaurant');
+    // The checker itself finds what it should: an input without a label is a critical finding.
+    const probe = await r.open(400, 300);
+    await probe.setContent('<html lang="nl"><title>x</title><main><input></main></html>');
+    expect((await axeCheck(probe)).map((f) => f.id)).toContain('label');
+    await check(page, 'login');
+    await page.click('#show-admin');
+    await check(page, 'login-admin');
+    expect(found).toEqual({});
+  }, 60_000);
+
+  it('every staff-app screen at tablet size: own title, no "Laden…", no critical or serious finding', async () => {
+    const page = await r.admin(1280, 800);
+    for (const [hash, label] of SCREENS) {
+      if (hash === '/bestellen') {
+        await page.goto(`${r.base}/app/?slug=${r.slug}#${hash}`);
+        await page.waitForSelector('#order-panel #products .product');
+      } else await screenReady(page, hash, r.base, r.slug);
+      await page.waitForTimeout(150);
+      expect(await page.title()).toBe(`${label} · Brasserie De Beheerder`);
+      expect(await page.textContent('body'), hash).not.toContain('Laden…');
+      await check(page, hash);
+    }
+    expect(found).toEqual({});
+  }, 120_000);
+
+  it('the dialogs: product, booking, table, shift, unit, PIN, a confirmation; and a form showing its errors', async () => {
+    const page = await r.admin(1280, 800);
+    const dialogs: Array<[string, string, string]> = [
+      ['/beheer/menu', '#products-admin tr[data-product="Tomatensoep"] [data-action="edit"]', '#product-dialog'],
+      ['/reserveringen', '#new-booking', '#booking-dialog'],
+      ['/beheer/tafels', '#new-table', '#table-edit-dialog'],
+      ['/beheer/diensten', '#new-shift', '#shift-dialog'],
+      ['/beheer/voedselveiligheid', '#new-unit', '#unit-dialog'],
+      ['/beheer/medewerkers', '#user-list tr[data-user="Sanne"] [data-action="pin"]', '#pin-dialog'],
+      ['/beheer/medewerkers', '#user-list tr[data-user="Sanne"] [data-action="delete"]', '#confirm-dialog'],
+      ['/vloer', '.floor-table[data-table="2"]', '#table-dialog'],
+    ];
+    for (const [hash, opener, dialog] of dialogs) {
+      await screenReady(page, hash, r.base, r.slug);
+      await page.click(opener);
+      await page.waitForSelector(dialog);
+      await page.waitForFunction(() => !document.querySelector('.loading'));
+      await check(page, `${hash} ${dialog}`);
+      // Errors shown (an empty required field): still accessible, tied to the field.
+      const submit = page.locator(`${dialog} form [type=submit]`);
+      if ((await submit.count()) === 1 && !['#product-dialog', '#table-dialog'].includes(dialog)) {
+        await submit.click();
+        await page.waitForSelector(`${dialog} .field-error, ${dialog} .error[role=alert]`);
+        await check(page, `${hash} ${dialog} with errors`);
+      }
+      if (dialog === '#booking-dialog') await shot(page, 'a11y-booking-dialog-errors');
+      await page.keyboard.press('Escape');
+      await page.waitForSelector(dialog, { state: 'detached' });
+    }
+    expect(found).toEqual({});
+  }, 120_000);
+
+  it('every guest page on a phone, in Dutch and in English', async () => {
+    const page = await r.open(390, 844);
+    const order = await r.rt.app.inject({ method: 'POST', url: `/api/v1/public/order/${r.slug}`, payload: { items: [{ product_id: r.ids.soup, quantity: 1 }], customer: { name: 'Gast', phone: '0612345678' }, type: 'pickup' } });
+    const orderId = order.statusCode === 201 ? order.json().order.id : null;
+    const table = (await r.api('GET', '/floorplan/qr-codes')).zones[0]?.tables[0];
+    const pages = [`/g/${r.slug}/`, `/g/${r.slug}/reserveren`, ...(orderId ? [`/g/${r.slug}/bestelling/${orderId}`] : []), ...(table?.url ? [new URL(table.url, r.base).pathname] : [])];
+    for (const lang of ['nl', 'en']) {
+      for (const path of pages) {
+        await page.goto(`${r.base}${path}`);
+        await page.waitForSelector('main.page');
+        await page.waitForFunction(() => !document.querySelector('#root .loading'));
+        if (lang === 'en' && !(await page.textContent('#lang'))?.includes('Nederlands')) await page.click('#lang');
+        expect(await page.textContent('body'), path).not.toContain('Laden…');
+        expect(await page.title()).not.toBe('Bestellen');
+        await check(page, `${lang} ${path}`);
+      }
+    }
+    await page.goto(`${r.base}/g/${r.slug}/`);
+    await page.waitForSelector('#menu-page');
+    await shot(page, 'a11y-guest-menu-390');
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(found).toEqual({});
+  }, 120_000);
+});
