@@ -247,6 +247,7 @@ describeBrowser('the manager runs the restaurant from the app (issue 26)', () =>
     expect(await page.textContent('#week-hours tr[data-user="Sanne"]')).toContain('4:00');
     await page.click(`#shift-list tr[data-shift="${shift.id}"] [data-action="correct"]`);
     const form = page.locator('#shift-form');
+    await form.getByLabel('Begin').fill('09:00');
     await form.getByLabel('Einde').fill('14:30');
     await form.locator('[type=submit]').click();
     await expect.poll(() => form.locator('.field-error').textContent()).toMatch(/^Reden is verplicht/);

@@ -52,5 +52,18 @@ describe('demo restaurant: stock', () => {
     expect(suggestion.data.every((s) => s.consumption.total > 0 && s.quantity_to_order > 0)).toBe(true);
     expect(suggestion.data.filter((s) => s.consumption.sales > 0).length).toBeGreaterThan(5);
     expect(demo.counts).toMatchObject({ locations: 4, ingredients: ingredients.length, recipes: dishes.length });
+
+    // Issue 26: stock flows as in a kitchen: deliveries into the stores, transfers to the kitchen,
+    // sales and waste from the kitchen; no level anywhere below zero after the whole demo.
+    const levels = (await stock.list(tenantId)).data;
+    const below = levels.flatMap((i) => i.locations.filter((l) => l.quantity < 0).map((l) => `${i.name} @ ${l.name}: ${l.quantity}`));
+    expect(below).toEqual([]);
+    const kitchen = locations.find((l) => l.is_default)!.id;
+    const intakes = await t.handle.db.selectFrom('stock_movements').select('location_id').distinct().where('tenant_id', '=', tenantId).where('type', '=', 'INTAKE').execute();
+    expect(intakes.map((m) => m.location_id)).not.toContain(kitchen);
+    const fromKitchen = await t.handle.db.selectFrom('stock_movements').select('location_id').distinct().where('tenant_id', '=', tenantId).where('source', 'in', ['sale', 'waste']).execute();
+    expect(fromKitchen.map((m) => m.location_id)).toEqual([kitchen]);
+    // A dish's cost is what its recipe costs (menu engineering's margins use it).
+    for (const d of dishes) expect(d.cost_cents, d.name).toBe(await stock.recipeCost(tenantId, d.id));
   });
 });
