@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ROWS_PER_INSERT, type Tx } from '../server/db/connection.js';
 import { describeIssues } from '../server/shared/validation.js';
+import { knownRefs } from './batch-store.js';
 import { RejectOp, type ApplyBatch, type ApplyContext, type BatchState, type SyncChange, type TableName } from './types.js';
 
 /**
@@ -88,6 +89,10 @@ export class TxBatch implements ApplyBatch {
   /** `changes`: what the batch will apply (ApplyBatch.changes), for states that prefetch. */
   constructor(readonly changes: ReadonlyArray<SyncChange> = []) {}
 
+  has(key: string): boolean {
+    return this.states.has(key);
+  }
+
   state<T extends BatchState>(key: string, create: () => T): T {
     let s = this.states.get(key);
     if (!s) this.states.set(key, (s = create()));
@@ -129,14 +134,6 @@ export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: st
   throw new RejectOp(`Ongeldige wijziging voor ${what}: ${sentence.replace(/\.$/, '')}.`);
 }
 
-/** Ids a batch has found to be rows of its tenant, per table (a push chunk names the same staff, products and bills many times). */
-class KnownRefs implements BatchState {
-  readonly ids = new Set<string>();
-  async flush(): Promise<void> {}
-}
-
-const knownRefs = (batch: ApplyBatch | undefined, table: TableName) => batch?.state(`refs:${table}`, () => new KnownRefs()).ids;
-
 /**
  * A reference inside a pushed payload (a product's category, an order's table ...) must name a row
  * of the same tenant; otherwise the op is rejected (never a link into another restaurant). Inside a
@@ -161,23 +158,4 @@ export async function assertTenantRefs(trx: Tx, table: TableName, ids: ReadonlyA
     .execute();
   if (rows.length !== wanted.length) throw new RejectOp(`${what} bestaat niet bij dit restaurant.`);
   for (const r of rows) known?.add(r.id);
-}
-
-/**
- * Prefetch for `assertTenantRef(s)`: looks up, in statements of up to 500, which of `ids` are rows
- * of the tenant and remembers them for the batch; ids not found are left for the per-op check to
- * reject with its own message.
- */
-export async function preloadTenantRefs(trx: Tx, table: TableName, ids: Iterable<string | null | undefined>, tenantId: string, batch: ApplyBatch): Promise<void> {
-  const known = knownRefs(batch, table)!;
-  const wanted = [...new Set([...ids].filter((id): id is string => typeof id === 'string' && !known.has(id)))];
-  for (let i = 0; i < wanted.length; i += 500) {
-    const rows = await trx
-      .selectFrom(table as 'users')
-      .select('id')
-      .where('tenant_id', '=', tenantId)
-      .where('id', 'in', wanted.slice(i, i + 500))
-      .execute();
-    for (const r of rows) known.add(r.id);
-  }
 }

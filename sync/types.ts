@@ -61,6 +61,8 @@ export interface BatchState {
 export interface ApplyBatch {
   /** The state under `key` for this batch, created on first use. States flush in that order, before the deferred ledger rows. */
   state<T extends BatchState>(key: string, create: () => T): T;
+  /** Whether the batch holds a state under `key` already. */
+  has(key: string): boolean;
   /**
    * Every change this batch will apply, in order (also those of other entities, and ops the cloud
    * finds it applied before): a state may read what they need in a few statements when it is

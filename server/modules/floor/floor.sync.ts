@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Db, Tx } from '../../db/connection.js';
 import type { BillPaymentsTable, BillRoundsTable, BillsTable, FloorTablesTable, FloorZonesTable } from '../../db/database.js';
-import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, preloadTenantRefs, upsertById } from '../../../sync/apply-helpers.js';
+import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
+import { preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { BillRow, PaymentRow, RoundRow, TableRow, TableStatus, ZoneRow } from './floor.schemas.js';
 
@@ -388,7 +389,7 @@ class FloorBatch implements FloorStore, BatchState {
   }
 
   async assertUser(tenantId: string, id: string | null, what: string): Promise<void> {
-    if (this.first('users')) await preloadTenantRefs(this.trx, 'users', this.hints.users, tenantId, this.batch);
+    if (this.first('users')) await preloadTenantRefs(this.trx, tenantId, this.batch, { users: this.hints.users });
     await assertTenantRef(this.trx, 'users', id, tenantId, what, this.batch);
   }
 

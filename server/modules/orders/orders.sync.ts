@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
 import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
-import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload, preloadTenantRefs } from '../../../sync/apply-helpers.js';
+import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
+import { preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
 import { CreateProductBody } from '../menu/menu.schemas.js';
 import { toOrderDto } from './orders.service.js';
@@ -122,9 +123,7 @@ async function preloadRefs(trx: Tx, ctx: ApplyContext): Promise<void> {
     if (t) tables.add(t);
     if (Array.isArray(p.order?.items)) for (const i of p.order.items as Array<{ product_id?: unknown }>) if (str(i?.product_id)) products.add(i.product_id as string);
   }
-  await preloadTenantRefs(trx, 'products', products, ctx.tenantId, batch);
-  await preloadTenantRefs(trx, 'users', users, ctx.tenantId, batch);
-  await preloadTenantRefs(trx, 'floor_tables', tables, ctx.tenantId, batch);
+  await preloadTenantRefs(trx, ctx.tenantId, batch, { products, users, floor_tables: tables });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/connection.js';
 import type { ShiftCorrectionsTable, ShiftsTable } from '../../db/database.js';
-import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, preloadTenantRefs, upsertById, upsertManyById } from '../../../sync/apply-helpers.js';
+import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, upsertById, upsertManyById } from '../../../sync/apply-helpers.js';
+import { preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { ShiftCorrectionRowSchema, ShiftRowSchema } from './shifts.schemas.js';
 import { overlaps, timeProblems } from './shifts.rules.js';
@@ -110,7 +111,7 @@ class ShiftsBatch implements BatchState, ShiftStore {
       const start = Date.parse(str(shift.start_at) ?? '');
       if (str(shift.user_id) && Number.isFinite(start)) earliest = Math.min(earliest ?? start, start);
     }
-    await preloadTenantRefs(this.trx, 'users', users, this.tenantId, batch);
+    await preloadTenantRefs(this.trx, this.tenantId, batch, { users });
     const list = [...ids];
     if (list.length === 0) return;
     const employees = [...new Set([...this.payloads()].map((x) => str(x.shift.user_id)).filter((u): u is string => !!u))];

@@ -13,6 +13,16 @@ export const wasteRepository = {
   findBlob: (db: Executor, tenantId: string, id: string) =>
     db.selectFrom('upload_blobs').select(['content_type', 'bytes']).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
 
+  /** Sync: the restaurant of the entry with this id, of any restaurant. */
+  entryTenant: (db: Executor, id: string) => db.selectFrom('waste_entries').select('tenant_id').where('id', '=', id).executeTakeFirst(),
+
+  /** Sync snapshot: the restaurant's entries by id after `after`, at most `limit`. */
+  snapshotPage: (db: Executor, tenantId: string, after: string | null, limit: number) => {
+    let q = db.selectFrom('waste_entries').selectAll().where('tenant_id', '=', tenantId);
+    if (after !== null) q = q.where('id', '>', after);
+    return q.orderBy('id').limit(limit).execute();
+  },
+
   find: (db: Executor, tenantId: string, id: string) =>
     db.selectFrom('waste_entries').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
 
