@@ -2,18 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { VERSION } from '../version.js';
 import { swaggerCsp } from './security.js';
+import { transform, transformObject } from './openapi-document.js';
 
 /**
- * OpenAPI generated from the same zod schemas that validate the routes, served at
- * /api/v1/openapi.json, with a browsable page at /api/v1/docs.
+ * OpenAPI 3.1 generated from the same zod schemas that validate the routes (refined in
+ * openapi-document.ts), served at /api/v1/openapi.json, with a browsable page at /api/v1/docs.
  */
 async function openapiPlugin(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'Restaurant operations API',
         version: VERSION,
@@ -29,8 +29,9 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    // The zod schemas as JSON Schema 2020-12, refined into a document a partner can generate a client from.
+    transform,
+    transformObject,
   });
   // Swagger UI sets its own hash-based policy on its pages; framing and plain HTTP as everywhere (security.ts).
   await app.register(swaggerUi, { routePrefix: '/api/v1/docs', staticCSP: true, transformStaticCSP: swaggerCsp });

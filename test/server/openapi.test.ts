@@ -74,13 +74,18 @@ describe('OpenAPI description and docs page', () => {
       .map((r) => r.replace(/:(\w+)/g, '{$1}'))
       // Routes of different methods that name the same path segment differently (GET /loyalty/customer/:phone,
       // DELETE /loyalty/customer/:id) share one node, printed as `{phone}|{id}`: each is the documented
-      // route that one of the alternatives spells (none: kept as printed, so the comparison fails).
+      // route that one of the alternatives spells, or the one path OpenAPI needs for them, the parameter
+      // named after both (`{phone_or_id}`, openapi-document.ts); none: kept as printed, so the comparison fails.
       .flatMap((r) => {
         if (!r.includes('|')) return [r];
         const esc = (x: string) => x.replace(/[.*+?^${}()[\]\\]/g, '\\$&');
         const pattern = r
           .split(/(\{\w+\}(?:\|\{\w+\})+)/)
-          .map((part, i) => (i % 2 ? `(?:${part.split('|').map(esc).join('|')})` : esc(part)))
+          .map((part, i) => {
+            if (i % 2 === 0) return esc(part);
+            const names = part.split('|');
+            return `(?:${[...names, `{${names.map((n) => n.slice(1, -1)).join('_or_')}}`].map(esc).join('|')})`;
+          })
           .join('');
         const matches = [...documented].filter((d) => new RegExp(`^${pattern}$`).test(d));
         return matches.length ? matches : [r];

@@ -22,7 +22,7 @@ export const guestRoutes: FastifyPluginAsyncZod<{ guest: GuestService }> = async
   );
   app.get(
     '/floorplan/qr-sheet',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'A printable page (HTML) with one QR code per table that opens its pay page', response: { 200: z.string(), ...errors(401, 403) } } },
+    { preHandler: app.requireAdmin, schema: { tags, summary: 'A printable page (HTML) with one QR code per table that opens its pay page', 'x-media': { 200: ['text/html'] }, response: { 200: z.string(), ...errors(401, 403) } } },
     async (request, reply) => reply.type('text/html; charset=utf-8').send(await guest.qrSheet(sessionOf(request).tenantId, origin(request))),
   );
 };

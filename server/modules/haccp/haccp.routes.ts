@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors.js';
-import { errors, listOf, pageOf } from '../../shared/schemas.js';
+import { ErrorResponse, errors, listOf, pageOf } from '../../shared/schemas.js';
 import { sessionOf } from '../../plugins/auth.js';
 import {
   Action,
@@ -166,7 +166,8 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
         summary:
           'Everything for the food-safety inspector over the last `days` days (default 30, 1..365): logs, runs, incidents with actions, open incidents, chain verification and the gaps (missing readings, skipped checklists). format=html: a printable Dutch page (text/html); format=pdf: that page as application/pdf where Chromium is installed (otherwise 501)',
         querystring: ExportQuery,
-        response: { 200: Export, ...errors(400, 401) },
+        'x-media': { 200: ['application/json', 'text/html', 'application/pdf'] },
+        response: { 200: Export, ...errors(400, 401), 501: ErrorResponse },
       },
     },
     async (request, reply) => {

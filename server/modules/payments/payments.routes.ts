@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { sessionOf } from '../../plugins/auth.js';
 import { notFound } from '../../shared/errors.js';
 import { RATE_LIMIT_EXEMPT } from '../../shared/rate-limit.js';
-import { errors, pageOf } from '../../shared/schemas.js';
+import { ErrorResponse, errors, pageOf } from '../../shared/schemas.js';
 import { BatchWebhookBody, ListPaymentsQuery, Payment, PaymentParams, RefundBody, RefundResult, WebhookAnswer, WebhookBody } from './payments.schemas.js';
 import type { PaymentsService } from './payments.service.js';
 import { checkoutPage } from './simulator.page.js';
@@ -46,6 +46,8 @@ export function callbackSender(app: FastifyInstance, log: FastifyInstance['log']
 }
 
 const Html = z.string().meta({ description: 'text/html' });
+/** The provider's callbacks and the simulator's form post arrive as a form; JSON is accepted too. */
+const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'];
 
 /**
  * Payment callbacks (never trusted: payments.service.ts looks every id up at the provider), the
@@ -63,8 +65,9 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
       schema: {
         tags,
         summary: "Payment provider callback for an order payment (Mollie's form body id=tr_…). Never trusted: the payment is looked up at the provider. 503 when the provider cannot be asked (it retries).",
+        consumes: FORM_OR_JSON,
         body: WebhookBody,
-        response: { 200: WebhookAnswer, ...errors(400) },
+        response: { 200: WebhookAnswer, ...errors(400), 503: ErrorResponse },
       },
     },
     async (request) => ({ received: (await payments.handleCallback([request.body.id])).received }),
@@ -77,8 +80,9 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
       schema: {
         tags,
         summary: 'Payment provider callback for pay-at-table payments: one id or a batch. Each id is looked up at the provider; unknown ids change nothing.',
+        consumes: FORM_OR_JSON,
         body: BatchWebhookBody,
-        response: { 200: WebhookAnswer, ...errors(400) },
+        response: { 200: WebhookAnswer, ...errors(400), 503: ErrorResponse },
       },
     },
     async (request) => {
@@ -129,7 +133,7 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
   const SimParams = z.object({ id: z.string().regex(/^sim_[A-Za-z0-9]{1,64}$/) });
   app.get(
     '/payments/simulator/:id',
-    { schema: { tags, summary: "The payment simulator's checkout page (HTML): choose 'betaald' or 'mislukt'", params: SimParams, response: { 200: Html, ...errors(400, 404) } } },
+    { schema: { tags, summary: "The payment simulator's checkout page (HTML): choose 'betaald' or 'mislukt'", params: SimParams, 'x-media': { 200: ['text/html'] }, response: { 200: Html, ...errors(400, 404) } } },
     async (request, reply) => {
       const row = await payments.simulator.checkout(request.params.id);
       if (!row) throw notFound('Betaling');
@@ -144,6 +148,7 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
         tags,
         summary: "The simulator's checkout choice (form post): records it, sends the service's callback as a provider would, and sends the guest back",
         params: SimParams,
+        consumes: FORM_OR_JSON,
         body: z.object({ uitkomst: z.enum(['betaald', 'mislukt']) }),
         response: { 303: z.null(), ...errors(400, 404, 429) },
       },

@@ -78,6 +78,7 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
         tags,
         summary: "Where the checkout sends the guest back: 303 to the guest pages' payment result (/g/:slug/betaling/:id); a small page for an unknown payment",
         params: PaymentIdParams,
+        'x-media': { 200: ['text/html'] },
         response: { 200: Html, 303: z.null(), ...errors(400) },
       },
     },
