@@ -33,6 +33,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { io as connect, type Socket } from 'socket.io-client';
 import { startServer, type BenchServer } from './lib/child.js';
@@ -74,12 +75,23 @@ export interface FridayResult {
   options: FridayOptions;
   loadStart: string;
   loadEnd: string;
-  endpoints: Array<{ name: string; staff: boolean } & Stats>;
+  endpoints: Array<{ name: string; staff: boolean; server?: Stats } & Stats>;
   baseline: Stats;
   fanout: { staff: Stats; web: Stats; missing: number };
   rss: { appliance: { start: number; end: number; max: number }; cloud: { start: number; end: number; max: number } };
   errors: string[];
   ordersCreated: number;
+  /** The appliance's event-loop delay (ms) and its CPU time as a share of one core, over the measured seconds. */
+  applianceLoop: { p50: number; p99: number; max: number };
+  applianceCpu: number;
+  /** 4 KiB write + fdatasync on the temp directory's disk, every 250 ms during the run (ms). */
+  fsync: Stats;
+}
+
+interface ServerTimes {
+  times: Record<string, number[]>;
+  loop: { p50: number; p99: number; max: number };
+  cpuShare: number;
 }
 
 const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -128,12 +140,13 @@ const summarize = (xs: number[], errors: number): Stats => {
 };
 
 /** Exponential gaps: a Poisson process of `perSecond` events, each started without waiting for the last. */
-function poisson(perSecond: number, until: () => boolean, fire: () => void): Promise<void> {
+function poisson(perSecond: number, stopAt: number, fire: () => void): Promise<void> {
   return (async () => {
     if (perSecond <= 0) return;
-    while (!until()) {
-      await sleep(-Math.log(1 - Math.random()) * (1000 / perSecond));
-      if (!until()) fire();
+    while (performance.now() < stopAt) {
+      // Never past the end (a rare action's gap can be minutes long).
+      await sleep(Math.min(-Math.log(1 - Math.random()) * (1000 / perSecond), stopAt - performance.now() + 1));
+      if (performance.now() < stopAt) fire();
     }
   })();
 }
@@ -297,10 +310,8 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
       inflight.add(p);
       void p.finally(() => inflight.delete(p));
     };
-    let stopAt = Infinity;
-    const done = () => performance.now() >= stopAt;
     const startedAt = performance.now();
-    stopAt = startedAt + (o.warmup + o.seconds) * 1000;
+    const done = startedAt + (o.warmup + o.seconds) * 1000;
     const loops = [
       poisson(perSecond(H.orders), done, () => track(staffOrder())),
       poisson(perSecond(H.orders * 4), done, () => track(advance())),
@@ -315,12 +326,29 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
     // Warm-up: the same load, not recorded.
     await sleep(o.warmup * 1000);
     recording = true;
+    appliance.child.send({ type: 'server-times', action: 'reset' });
     const rssStart = { appliance: rssOf(appliance.child.pid), cloud: rssOf(cloud.child.pid) };
     const rssMax = { ...rssStart };
     const sampler = setInterval(() => {
       rssMax.appliance = Math.max(rssMax.appliance, rssOf(appliance.child.pid));
       rssMax.cloud = Math.max(rssMax.cloud, rssOf(cloud.child.pid));
     }, 1000);
+    // The disk under the appliance's SQLite file: an fdatasync of 4 KiB in the same temp directory
+    // every 250 ms (libuv's thread pool, so this process's event loop does not wait for it).
+    const fsyncMs: number[] = [];
+    const probeFile = path.join(os.tmpdir(), `ck-bench-fsync-${process.pid}`);
+    const probe = await fs.promises.open(probeFile, 'w');
+    let probing = true;
+    const prober = (async () => {
+      const buf = Buffer.alloc(4096, 1);
+      while (probing) {
+        const t = performance.now();
+        await probe.write(buf, 0, buf.length, 0);
+        await probe.datasync();
+        fsyncMs.push(performance.now() - t);
+        await sleep(250);
+      }
+    })();
     const progress = setInterval(() => {
       const el = Math.round((performance.now() - startedAt) / 1000) - o.warmup;
       const errCount = [...errs.values()].reduce((a, b) => a + b, 0);
@@ -328,8 +356,21 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
     }, 30_000);
     await Promise.all(loops);
     clearInterval(progress);
+    probing = false;
+    await prober;
+    await probe.close();
+    fs.rmSync(probeFile, { force: true });
     await Promise.all([...inflight]);
     recording = false;
+    const server = await new Promise<ServerTimes>((resolve) => {
+      const on = (m: ServerTimes & { type?: string }) => {
+        if (m?.type !== 'server-times') return;
+        appliance.child.off('message', on);
+        resolve(m);
+      };
+      appliance.child.on('message', on);
+      appliance.child.send({ type: 'server-times', action: 'get' });
+    });
     const rssEnd = { appliance: rssOf(appliance.child.pid), cloud: rssOf(cloud.child.pid) };
     clearInterval(sampler);
     // Events still in flight (web orders through sync): up to 10 s.
@@ -349,7 +390,7 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
     const STAFF = new Set(['POST /orders', 'POST /orders/:id/advance', 'GET /floorplan/tables/:id/bill', 'POST /floorplan/bills/:id/payments', 'POST /stock', 'POST /haccp/temperature', 'GET /floorplan', 'GET /orders/live']);
     const names = [...new Set([...lat.keys(), ...errs.keys()])].filter((k) => !k.startsWith('baseline'));
     const endpoints = names
-      .map((name) => ({ name, staff: STAFF.has(name), ...summarize(lat.get(name) ?? [], errs.get(name) ?? 0) }))
+      .map((name) => ({ name, staff: STAFF.has(name), ...summarize(lat.get(name) ?? [], errs.get(name) ?? 0), server: STAFF.has(name) ? summarize(server.times[name] ?? [], 0) : undefined }))
       .sort((a, b) => Number(b.staff) - Number(a.staff) || a.name.localeCompare(b.name));
     const errors = [...errorSamples];
     if (missing > 0) errors.push(`${missing} orders did not reach all ${o.tablets} tablets within 10 s`);
@@ -364,6 +405,9 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
       rss: { appliance: { start: rssStart.appliance, end: rssEnd.appliance, max: rssMax.appliance }, cloud: { start: rssStart.cloud, end: rssEnd.cloud, max: rssMax.cloud } },
       errors,
       ordersCreated: sentOrders.length,
+      applianceLoop: server.loop,
+      applianceCpu: server.cpuShare,
+      fsync: summarize(fsyncMs, 0),
     };
   } finally {
     for (const s of sockets) s.close();
@@ -377,9 +421,9 @@ const mib = (b: number) => `${Math.round(b / 2 ** 20)} MiB`;
 
 export function fridayReport(r: FridayResult): string {
   const base = r.baseline;
-  const rows: Array<Array<string | number>> = [['endpoint', 'n', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'p99 / baseline p99']];
-  for (const e of r.endpoints) rows.push([(e.staff ? '' : '(cloud) ') + e.name, e.n, e.errors, f(e.p50), f(e.p99), f(e.max), `${(e.p99 / base.p99).toFixed(1)}x`]);
-  rows.push(['baseline: bare Fastify GET /', base.n, base.errors, f(base.p50), f(base.p99), f(base.max), '1.0x']);
+  const rows: Array<Array<string | number>> = [['endpoint', 'n', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'p99 / baseline p99', 'in the appliance p50 / p99 ms']];
+  for (const e of r.endpoints) rows.push([(e.staff ? '' : '(cloud) ') + e.name, e.n, e.errors, f(e.p50), f(e.p99), f(e.max), `${(e.p99 / base.p99).toFixed(1)}x`, e.server ? `${f(e.server.p50)} / ${f(e.server.p99)}` : '']);
+  rows.push(['baseline: bare Fastify GET /', base.n, base.errors, f(base.p50), f(base.p99), f(base.max), '1.0x', '']);
   const staff = r.endpoints.filter((e) => e.staff);
   const worst = staff.reduce((m, e) => (e.p99 > m.p99 ? e : m), staff[0] ?? { name: '–', p99: NaN });
   const errorCount = r.endpoints.reduce((a, e) => a + e.errors, 0) + base.errors + r.fanout.missing;
@@ -389,7 +433,8 @@ export function fridayReport(r: FridayResult): string {
     `friday night: ${r.options.factor}x a busy evening, ${r.options.tablets} tablets, ${r.options.seconds} s measured after ${r.options.warmup} s warm-up; load average at start ${r.loadStart}, at end ${r.loadEnd}`,
     table(rows),
     table([['fan-out: order POST sent -> all tablets have order:created', 'n', 'p50 ms', 'p99 ms', 'max ms'], fan('staff order (appliance)', r.fanout.staff), fan('web order (cloud -> sync -> appliance)', r.fanout.web)]),
-    `orders created: ${r.ordersCreated}; tablets missing an event: ${r.fanout.missing}`,
+    `orders created: ${r.ordersCreated}; tablets missing an event: ${r.fanout.missing}; appliance CPU ${(r.applianceCpu * 100).toFixed(0)} % of one core, event-loop delay p50/p99/max ${f(r.applianceLoop.p50)} / ${f(r.applianceLoop.p99)} / ${f(r.applianceLoop.max)} ms`,
+    `disk: 4 KiB write + fdatasync p50/p99/max ${f(r.fsync.p50)} / ${f(r.fsync.p99)} / ${f(r.fsync.max)} ms (${r.fsync.n} probes; every staff write commits with one)`,
     `RSS appliance: ${mib(r.rss.appliance.start)} -> ${mib(r.rss.appliance.end)} (max ${mib(r.rss.appliance.max)}, ${(growth * 100).toFixed(1)} %); cloud: ${mib(r.rss.cloud.start)} -> ${mib(r.rss.cloud.end)} (max ${mib(r.rss.cloud.max)})`,
     r.errors.length ? `errors:\n  ${r.errors.join('\n  ')}` : 'errors: none',
     `targets: no error: ${errorCount === 0 ? 'met' : `MISSED (${errorCount})`}; p99 < 50 ms for every staff endpoint: ${worst.p99 < 50 ? 'met' : 'MISSED'} (worst ${worst.name} ${f(worst.p99)} ms); RSS growth < 20 %: ${growth < 0.2 ? 'met' : 'MISSED'} (${(growth * 100).toFixed(1)} %${r.options.seconds < 600 ? ', a soak is 600 s' : ''})`,

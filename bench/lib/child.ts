@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export type ServerKind = 'hello' | 'raw' | 'appliance' | 'appliance-synced' | 'cloud' | 'receiver';
+export type ServerKind = 'hello' | 'raw' | 'appliance' | 'appliance-synced' | 'cloud' | 'cloud-node' | 'receiver';
 
 /** What a bench server child reports once it listens on 127.0.0.1. */
 export interface Ready {

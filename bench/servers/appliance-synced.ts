@@ -3,6 +3,8 @@
 // long-poll), so web orders placed in the cloud arrive through sync. Once bootstrapped (the cloud's
 // tenant, staff and menu are here) it lays out a floor (BENCH_TABLES tables in one zone) and a stock
 // location, logs the staff user in and reports the cookie and the ids the load generator needs.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../../server/config.js';
 import { createRuntime } from '../../server/runtime.js';
 import { serveUntilStopped } from '../lib/child.js';
@@ -51,6 +53,42 @@ const login = await rt.app.inject({ method: 'POST', url: '/api/v1/auth/login', p
 const token = login.cookies.find((c) => c.name === 'ck_token');
 if (!token) throw new Error(`bench: appliance login failed (${login.statusCode}): ${login.body}`);
 await rt.app.listen({ port: 0, host: '127.0.0.1' });
+
+// Server-side time per endpoint (request received → answer finished, on this process's clock) and
+// the event loop's delay: what the appliance itself spends, apart from the load generator's own
+// queueing on a shared machine. IPC {type:'server-times', action:'reset'|'get'} → {type:'server-times', times, loop}.
+const times = new Map<string, number[]>();
+const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+rt.app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  const t0 = performance.now();
+  res.once('finish', () => {
+    const key = `${req.method} ${(req.url ?? '').split('?')[0]!.replace('/api/v1', '').replace(ID, ':id')}`;
+    const l = times.get(key) ?? [];
+    l.push(performance.now() - t0);
+    times.set(key, l);
+  });
+});
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+process.on('message', (m: { type?: string; action?: string }) => {
+  if (m?.type !== 'server-times') return;
+  if (m.action === 'reset') {
+    times.clear();
+    loop.reset();
+    cpu0 = process.cpuUsage();
+    at0 = performance.now();
+  } else {
+    const cpu = process.cpuUsage(cpu0);
+    process.send!({
+      type: 'server-times',
+      times: Object.fromEntries(times),
+      loop: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+      cpuShare: (cpu.user + cpu.system) / 1000 / (performance.now() - at0),
+    });
+  }
+});
+let cpu0 = process.cpuUsage();
+let at0 = performance.now();
 const addr = rt.app.server.address();
 if (!addr || typeof addr === 'string') throw new Error('no address');
 serveUntilStopped(

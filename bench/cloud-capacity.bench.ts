@@ -1,0 +1,510 @@
+/**
+ * Cloud capacity (issue 28 point 14): one cloud node, then two behind Redis, with a thousand
+ * appliances long-polling, 200 restaurants ordering and pushing, guests ordering on the public web
+ * shop and the payment provider's callbacks (the simulator's). Steps up the load until the
+ * public-order p99 passes 100 ms (or errors appear) and reports where each configuration saturates.
+ *
+ * Set-up (this process, once): a fresh PostgreSQL schema, migrated and seeded through the real
+ * services: BENCH_CAP_TENANTS restaurants (default 200), each with two products and
+ * BENCH_CAP_DEVICES_PER_TENANT registered appliances (default 5: 1,000 in all). The node(s) run in
+ * child processes (bench/servers/cloud-node.ts) on that schema; with two nodes they share Redis
+ * (127.0.0.1:6379, a prefix of this run).
+ *
+ * Simulated appliances (this process) speak the real sync protocol over HTTP (sync/transport.ts,
+ * sync/routes.ts) with their device keys: GET /sync/hello once, then GET /sync/pull long-polls
+ * (wait 20 s, as the SyncWorker does), each answer moving the cursor and polling again at once.
+ * Device 0 of every restaurant is its till: it pushes each order it takes (order.created and its
+ * first status change, one POST /sync/push, as the worker pushes what is pending). Guests order
+ * through POST /public/order/:slug (pickup), and the simulator's checkout answers "betaald", which
+ * sends the provider callback to the node. With two nodes, appliances and guests are spread over
+ * both, so a web order taken by one node must wake long-polls held by the other (through Redis).
+ *
+ * Load per step: `factor` x a busy evening for every restaurant (per restaurant and hour: 150 till
+ * orders pushed, 30 web orders with their payment). Steps: BENCH_CAP_FACTORS (default
+ * 1,2,4,8,16,32), BENCH_CAP_STEP_SECONDS each (default 30), stopping after the first step that
+ * misses the target. Reported per step: offered and answered rates, p50/p99 of the public order,
+ * the callback, the push and the pull answer, the delivery delay (web order POST sent → the
+ * restaurant's every appliance has it from a pull), node CPU (% of one core) and RSS, errors, and
+ * the load average. The bench process itself (1,000 HTTP clients) and PostgreSQL share the same
+ * two cores with the node(s): the figures are for the whole system on this machine.
+ *
+ *   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/db npx tsx bench/cloud-capacity.bench.ts
+ *   BENCH_CAP_NODES=1,2 BENCH_CAP_TENANTS=200 BENCH_CAP_DEVICES_PER_TENANT=5 BENCH_CAP_FACTORS=1,2,4,8,16,32 BENCH_CAP_STEP_SECONDS=30
+ */
+import fs from 'node:fs';
+import { setMaxListeners } from 'node:events';
+import http from 'node:http';
+import os from 'node:os';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { loadConfig } from '../server/config.js';
+import { createRuntime } from '../server/runtime.js';
+import { newId } from '../server/shared/ids.js';
+import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
+import { PROTOCOL_VERSION } from '../sync/protocol.js';
+import { startServer, type BenchServer } from './lib/child.js';
+import { machine, percentile, table } from './lib/format.js';
+import { sleep } from './lib/sync.js';
+
+const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const V = { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION };
+const TARGET_P99_MS = 100;
+
+export interface CapacityOptions {
+  nodes: number[];
+  tenants: number;
+  devicesPerTenant: number;
+  factors: number[];
+  stepSeconds: number;
+}
+
+export const defaultCapacityOptions = (): CapacityOptions => ({
+  nodes: (process.env.BENCH_CAP_NODES ?? '1,2').split(',').map(Number).filter((n) => n >= 1 && n <= 4),
+  tenants: Math.max(1, Math.min(2000, Number(process.env.BENCH_CAP_TENANTS ?? 200))),
+  devicesPerTenant: Math.max(1, Math.min(50, Number(process.env.BENCH_CAP_DEVICES_PER_TENANT ?? 5))),
+  factors: (process.env.BENCH_CAP_FACTORS ?? '1,2,4,8,16,32').split(',').map(Number).filter((n) => n > 0),
+  stepSeconds: Math.max(5, Number(process.env.BENCH_CAP_STEP_SECONDS ?? 30)),
+});
+
+/** Per restaurant and hour of a busy evening. */
+export const BUSY_PER_TENANT_HOUR = { tillOrders: 150, webOrders: 30 } as const;
+
+interface Tenant {
+  id: string;
+  slug: string;
+  products: Array<{ id: string; name: string; price_cents: number }>;
+  devices: Array<{ id: string; key: string }>;
+  /** The till's (device 0's) last device_seq and order number: kept across configurations, as one appliance's would be. */
+  till: { seq: number; n: number };
+}
+
+interface Stats {
+  n: number;
+  p50: number;
+  p99: number;
+}
+
+export interface StepResult {
+  nodes: number;
+  appliances: number;
+  factor: number;
+  seconds: number;
+  load: string;
+  webPerSec: number;
+  pushPerSec: number;
+  pullsPerSec: number;
+  publicOrder: Stats;
+  callback: Stats;
+  push: Stats;
+  delivery: Stats;
+  undelivered: number;
+  errors: number;
+  errorSamples: string[];
+  cpu: number[];
+  rss: number[];
+  met: boolean;
+}
+
+export interface CapacityResult {
+  options: CapacityOptions;
+  seedSeconds: number;
+  connectSeconds: Record<number, number>;
+  steps: StepResult[];
+}
+
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const stats = (xs: number[]): Stats => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99) };
+};
+const ticks = (pid: number | undefined): number => {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(f[11]) + Number(f[12]); // utime + stime, clock ticks (100/s)
+  } catch {
+    return 0;
+  }
+};
+const rssOf = (pid: number | undefined): number => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+};
+
+function request(agent: http.Agent, url: string, method: string, headers: Record<string, string>, body?: string, signal?: AbortSignal): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, agent, signal, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.setTimeout(45_000, () => req.destroy(new Error('timeout after 45 s')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function seedSchema(o: CapacityOptions): Promise<{ schema: string; url: string; tenants: Tenant[]; drop(): Promise<void> }> {
+  const schema = `bench_cap_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  const drop = async () => {
+    await admin.query(`drop schema if exists ${schema} cascade`).catch((err: unknown) => console.error(`bench: could not drop schema ${schema}`, err));
+    await admin.end().catch(() => {});
+  };
+  const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  try {
+    const rt = await createRuntime(loadConfig({ ROLE: 'cloud', DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: '/tmp', PAYMENT_PROVIDER: 'simulator' }));
+    const tenants: Tenant[] = [];
+    try {
+      for (let t = 0; t < o.tenants; t++) {
+        const slug = `cap-${String(t + 1).padStart(4, '0')}`;
+        const { tenant } = await rt.services.tenants.create({ slug, name: `Restaurant ${t + 1}`, admin_email: `admin@${slug}.test`, admin_password: 'geheim-wachtwoord-1' });
+        const products = [];
+        for (const [name, price] of [['Friet', 395], ['Burger', 1450]] as const) {
+          const p = await rt.services.menu.createProduct(tenant.id, { name, price_cents: price });
+          products.push({ id: p.id, name: p.name, price_cents: p.price_cents });
+        }
+        const devices = [];
+        for (let d = 0; d < o.devicesPerTenant; d++) {
+          const { device, sync_key } = await rt.services.sync.cloud.createDevice(tenant.id, `Kassa ${d + 1}`);
+          devices.push({ id: device.id, key: sync_key });
+        }
+        tenants.push({ id: tenant.id, slug, products, devices, till: { seq: 0, n: 0 } });
+      }
+    } finally {
+      await rt.close();
+    }
+    return { schema, url, tenants, drop };
+  } catch (err) {
+    await drop();
+    throw err;
+  }
+}
+
+/** An order a till took, as the appliance pushes it (the same wire shape as test/sync/trust.test.ts). */
+function tillOps(tenant: Tenant, deviceSeq: number, n: number): { orderId: string; ops: unknown[] } {
+  const at = new Date().toISOString();
+  const id = newId();
+  const p = tenant.products[n % tenant.products.length]!;
+  const items = [{ id: newId(), product_id: p.id, name: p.name, quantity: 2, unit_price_cents: p.price_cents, total_cents: 2 * p.price_cents, notes: null }];
+  const order = { id, number: `K-${n}`, status: 'new', source: 'pos', table_id: null, customer: null, notes: null, items, total_cents: 2 * p.price_cents, payment_status: 'open', created_at: at, updated_at: at };
+  const history = (from: string | null, to: string) => ({ id: newId(), tenant_id: tenant.id, order_id: id, from_status: from, to_status: to, user_id: null, source: 'pos', created_at: at });
+  return {
+    orderId: id,
+    ops: [
+      {
+        op_id: newId(),
+        device_seq: deviceSeq,
+        entity: 'order',
+        entity_id: id,
+        kind: 'order.created',
+        payload: { order, history: history(null, 'new'), business_day: at.slice(0, 10), origin: tenant.devices[0]!.id, idempotency_key: null, request_hash: null, created_by: null },
+        created_at: at,
+      },
+      {
+        op_id: newId(),
+        device_seq: deviceSeq + 1,
+        entity: 'order',
+        entity_id: id,
+        kind: 'order.status_changed',
+        payload: { order: { ...order, status: 'accepted' }, from: 'new', to: 'accepted', history: history('new', 'accepted') },
+        created_at: at,
+      },
+    ],
+  };
+}
+
+async function runConfiguration(nodeCount: number, o: CapacityOptions, seeded: Awaited<ReturnType<typeof seedSchema>>, result: CapacityResult): Promise<void> {
+  const prefix = `bench-cap-${process.pid}-${nodeCount}:`;
+  const nodes: BenchServer[] = [];
+  const agents: http.Agent[] = [];
+  const abort = new AbortController();
+  setMaxListeners(0, abort.signal); // one signal for every appliance's long-poll
+  let running = true;
+  let pollers: Array<Promise<void>> = [];
+  try {
+    for (let i = 0; i < nodeCount; i++) {
+      nodes.push(
+        await startServer('cloud-node', {
+          env: { BENCH_NODE_DATABASE_URL: seeded.url, ...(nodeCount > 1 ? { BENCH_NODE_REDIS_URL: REDIS_URL, BENCH_NODE_REDIS_PREFIX: prefix } : {}) },
+        }),
+      );
+    }
+    // Long-polls: one connection per appliance (as 1,000 separate machines would hold).
+    const pollAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+    const apiAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    agents.push(pollAgent, apiAgent);
+    const nodeOf = (i: number) => nodes[i % nodes.length]!;
+
+    // ── measurement state ──
+    let recording = false;
+    let errors = 0;
+    const errorSamples: string[] = [];
+    const fail = (what: string) => {
+      if (!recording) return;
+      errors += 1;
+      if (errorSamples.length < 10) errorSamples.push(what);
+    };
+    const lat = { publicOrder: [] as number[], callback: [] as number[], push: [] as number[] };
+    let pulls = 0;
+    /** Web order id → when its POST was sent and how many of its restaurant's appliances must have it. */
+    const sentWeb = new Map<string, { sent: number; need: number }>();
+    /** Order id → how many appliances have pulled its order.created, and when the last did (a pull may answer before the POST does). */
+    const seen = new Map<string, { count: number; lastAt: number }>();
+
+    // ── appliances ──
+    const t0 = performance.now();
+    const appliances = seeded.tenants.flatMap((t, ti) => t.devices.map((d, di) => ({ tenant: t, device: d, node: nodeOf(ti * o.devicesPerTenant + di), cursor: 0, seq: 0 })));
+    // Hello, then the cursor of today (wait=0 pages until has_more=false), 50 at a time.
+    for (let i = 0; i < appliances.length; i += 50) {
+      await Promise.all(
+        appliances.slice(i, i + 50).map(async (a) => {
+          const auth = { authorization: `Bearer ${a.device.key}` };
+          const q = `protocol_version=${V.protocol_version}&schema_version=${V.schema_version}`;
+          const h = await request(pollAgent, `${a.node.url}/api/v1/sync/hello?${q}`, 'GET', auth);
+          if (h.status !== 200) throw new Error(`bench: hello answered ${h.status}: ${h.text.slice(0, 200)}`);
+          for (;;) {
+            const r = await request(pollAgent, `${a.node.url}/api/v1/sync/pull?${q}&cursor=${a.cursor}&limit=1000&wait=0`, 'GET', auth);
+            if (r.status !== 200) throw new Error(`bench: pull answered ${r.status}: ${r.text.slice(0, 200)}`);
+            const page = JSON.parse(r.text) as { next_cursor: number; has_more: boolean };
+            a.cursor = page.next_cursor;
+            if (!page.has_more) break;
+          }
+        }),
+      );
+    }
+    result.connectSeconds[nodeCount] = (performance.now() - t0) / 1000;
+    pollers = appliances.map((a) =>
+      (async () => {
+        const auth = { authorization: `Bearer ${a.device.key}` };
+        while (running) {
+          try {
+            const r = await request(pollAgent, `${a.node.url}/api/v1/sync/pull?protocol_version=${V.protocol_version}&schema_version=${V.schema_version}&cursor=${a.cursor}&limit=500&wait=20000`, 'GET', auth, undefined, abort.signal);
+            if (r.status !== 200) {
+              fail(`pull ${r.status} ${r.text.slice(0, 120)}`);
+              await sleep(1000);
+              continue;
+            }
+            const page = JSON.parse(r.text) as { changes: Array<{ entity: string; entity_id: string; kind: string }>; next_cursor: number };
+            a.cursor = page.next_cursor;
+            if (recording) pulls += 1;
+            const at = performance.now();
+            if (recording)
+              for (const c of page.changes) {
+                if (c.kind !== 'order.created') continue;
+                const x = seen.get(c.entity_id) ?? { count: 0, lastAt: 0 };
+                x.count += 1;
+                x.lastAt = at;
+                seen.set(c.entity_id, x);
+              }
+          } catch (err) {
+            if (!running) return;
+            fail(`pull ${String(err)}`);
+            await sleep(1000);
+          }
+        }
+      })(),
+    );
+    await sleep(2000); // every appliance is in its long-poll
+
+    // ── load ──
+    const tills = seeded.tenants.map((t, ti) => ({ tenant: t, node: nodeOf(ti * o.devicesPerTenant), busy: Promise.resolve() }));
+    const push = (till: (typeof tills)[number]) => {
+      // One push at a time per till (the worker never sends two at once): queue behind the last.
+      till.busy = till.busy.then(async () => {
+        const state = till.tenant.till;
+        const { ops } = tillOps(till.tenant, state.seq + 1, ++state.n);
+        const t = performance.now();
+        try {
+          const r = await request(apiAgent, `${till.node.url}/api/v1/sync/push`, 'POST', { authorization: `Bearer ${till.tenant.devices[0]!.key}`, 'content-type': 'application/json' }, JSON.stringify({ ...V, ops }));
+          if (r.status !== 200) return fail(`push ${r.status} ${r.text.slice(0, 160)}`);
+          const body = JSON.parse(r.text) as { results: Array<{ status: string; reason: string | null }>; complete: boolean };
+          const bad = body.results.find((x) => x.status !== 'applied');
+          if (bad || !body.complete) return fail(`push result ${JSON.stringify(bad ?? body).slice(0, 160)}`);
+          state.seq += 2;
+          if (recording) lat.push.push(performance.now() - t);
+        } catch (err) {
+          fail(`push ${String(err)}`);
+        }
+      });
+    };
+    let w = 0;
+    const webOrder = async () => {
+      const i = w++;
+      const tenant = seeded.tenants[i % seeded.tenants.length]!;
+      const node = nodes[i % nodes.length]!;
+      const t = performance.now();
+      try {
+        const r = await request(apiAgent, `${node.url}/api/v1/public/order/${tenant.slug}`, 'POST', { 'content-type': 'application/json', origin: node.url }, JSON.stringify({
+          items: [{ product_id: tenant.products[0]!.id, quantity: 1 }, { product_id: tenant.products[1]!.id, quantity: 1 }],
+          customer: { name: `Gast ${i}`, phone: `06 ${String(10_000_000 + i).slice(-8)}` },
+          type: 'pickup',
+        }));
+        if (r.status !== 201) return fail(`public order ${r.status} ${r.text.slice(0, 160)}`);
+        const answered = performance.now();
+        if (recording) lat.publicOrder.push(answered - t);
+        const body = JSON.parse(r.text) as { order: { id: string }; checkout_url: string | null };
+        if (recording) sentWeb.set(body.order.id, { sent: t, need: tenant.devices.length });
+        if (!body.checkout_url) return;
+        // The guest pays (the simulator's checkout), which sends the provider's callback to this node.
+        const c0 = performance.now();
+        const pay = await request(apiAgent, `${node.url}/api/v1/payments/simulator/${body.checkout_url.split('/').pop()}`, 'POST', { 'content-type': 'application/x-www-form-urlencoded', origin: node.url }, 'uitkomst=betaald');
+        if (pay.status !== 303) return fail(`callback ${pay.status} ${pay.text.slice(0, 160)}`);
+        if (recording) lat.callback.push(performance.now() - c0);
+      } catch (err) {
+        fail(`public order ${String(err)}`);
+      }
+    };
+
+    const poisson = async (perSecond: number, until: number, fire: () => void) => {
+      while (performance.now() < until) {
+        // Never past the step's end (a rare event's gap can be longer than the step).
+        await sleep(Math.min(-Math.log(1 - Math.random()) * (1000 / perSecond), until - performance.now() + 1));
+        if (performance.now() < until) fire();
+      }
+    };
+    for (const factor of o.factors) {
+      const tillPerSec = (BUSY_PER_TENANT_HOUR.tillOrders * factor * o.tenants) / 3600;
+      const webPerSec = (BUSY_PER_TENANT_HOUR.webOrders * factor * o.tenants) / 3600;
+      // 3 s of the step's load before measuring.
+      const warmUntil = performance.now() + 3000;
+      const until = warmUntil + o.stepSeconds * 1000;
+      const inflight: Array<Promise<unknown>> = [];
+      let k = 0;
+      const loops = Promise.all([
+        poisson(tillPerSec, until, () => push(tills[k++ % tills.length]!)),
+        poisson(webPerSec, until, () => inflight.push(webOrder())),
+      ]);
+      await sleep(3000);
+      for (const l of Object.values(lat)) l.length = 0;
+      sentWeb.clear();
+      seen.clear();
+      errors = 0;
+      errorSamples.length = 0;
+      pulls = 0;
+      recording = true;
+      const cpu0 = nodes.map((n) => ticks(n.child.pid));
+      const m0 = performance.now();
+      await loops;
+      const secs = (performance.now() - m0) / 1000;
+      const cpu = nodes.map((n, i) => (ticks(n.child.pid) - cpu0[i]!) / secs); // % of one core (100 ticks/s)
+      await Promise.all(inflight);
+      await Promise.all(tills.map((t) => t.busy));
+      const pushes = lat.push.length;
+      const pullsSeen = pulls;
+      // Deliveries still on their way: up to 5 s.
+      const deadline = Date.now() + 5000;
+      const pending = () => [...sentWeb].filter(([id, w]) => (seen.get(id)?.count ?? 0) < w.need).length;
+      while (pending() > 0 && Date.now() < deadline) await sleep(50);
+      recording = false;
+      const delivery: number[] = [];
+      for (const [id, w] of sentWeb) {
+        const x = seen.get(id);
+        if (x && x.count >= w.need) delivery.push(x.lastAt - w.sent);
+      }
+      const step: StepResult = {
+        nodes: nodeCount,
+        appliances: appliances.length,
+        factor,
+        seconds: secs,
+        load: loadavg(),
+        webPerSec: lat.publicOrder.length / secs,
+        pushPerSec: pushes / secs,
+        pullsPerSec: pullsSeen / secs,
+        publicOrder: stats(lat.publicOrder),
+        callback: stats(lat.callback),
+        push: stats(lat.push),
+        delivery: stats(delivery),
+        undelivered: pending(),
+        errors,
+        errorSamples: [...errorSamples],
+        cpu,
+        rss: nodes.map((n) => rssOf(n.child.pid)),
+        met: false,
+      };
+      step.met = step.errors === 0 && step.undelivered === 0 && step.publicOrder.p99 < TARGET_P99_MS;
+      result.steps.push(step);
+      console.log(stepLine(step));
+      if (!step.met) break;
+    }
+  } finally {
+    running = false;
+    abort.abort();
+    await Promise.allSettled(pollers);
+    for (const a of agents) a.destroy();
+    for (const n of nodes) await n.stop();
+  }
+}
+
+const f1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
+const stepLine = (s: StepResult) =>
+  `  ${s.nodes} node(s), ${s.appliances} appliances, ${s.factor}x: web ${f1(s.webPerSec)}/s p50/p99 ${f1(s.publicOrder.p50)}/${f1(s.publicOrder.p99)} ms, push ${f1(s.pushPerSec)}/s p99 ${f1(s.push.p99)} ms, delivery p99 ${f1(s.delivery.p99)} ms, CPU ${s.cpu.map((c) => `${Math.round(c)} %`).join('+')}, errors ${s.errors}, load ${s.load}`;
+
+export async function runCapacityBench(o: CapacityOptions = defaultCapacityOptions()): Promise<CapacityResult> {
+  console.log(`cloud capacity: ${o.tenants} restaurants x ${o.devicesPerTenant} appliances, nodes ${o.nodes.join(' then ')}, factors ${o.factors.join(',')} (${o.stepSeconds} s each)`);
+  console.log(`machine: ${machine()}`);
+  const s0 = performance.now();
+  const seeded = await seedSchema(o);
+  const result: CapacityResult = { options: o, seedSeconds: (performance.now() - s0) / 1000, connectSeconds: {}, steps: [] };
+  console.log(`seeded ${o.tenants} restaurants and ${o.tenants * o.devicesPerTenant} devices in ${result.seedSeconds.toFixed(1)} s`);
+  try {
+    for (const n of o.nodes) await runConfiguration(n, o, seeded, result);
+  } finally {
+    await seeded.drop();
+  }
+  return result;
+}
+
+export function capacityReport(r: CapacityResult): string {
+  const mib = (b: number) => `${Math.round(b / 2 ** 20)}`;
+  const rows: Array<Array<string | number>> = [
+    ['nodes', 'appliances', 'x busy', 'web/s', 'push/s', 'pulls/s', 'public order p50/p99 ms', 'callback p50/p99', 'push p50/p99', 'delivery p50/p99', 'node CPU %', 'node RSS MiB', 'errors', 'load', 'target'],
+  ];
+  for (const s of r.steps) {
+    rows.push([
+      s.nodes,
+      s.appliances,
+      s.factor,
+      f1(s.webPerSec),
+      f1(s.pushPerSec),
+      f1(s.pullsPerSec),
+      `${f1(s.publicOrder.p50)} / ${f1(s.publicOrder.p99)}`,
+      `${f1(s.callback.p50)} / ${f1(s.callback.p99)}`,
+      `${f1(s.push.p50)} / ${f1(s.push.p99)}`,
+      `${f1(s.delivery.p50)} / ${f1(s.delivery.p99)}`,
+      s.cpu.map((c) => Math.round(c)).join('+'),
+      s.rss.map(mib).join('+'),
+      s.errors + s.undelivered,
+      s.load.split(' ')[0]!,
+      s.met ? 'met' : 'MISSED',
+    ]);
+  }
+  const lines = [table(rows), `set-up: ${r.seedSeconds.toFixed(1)} s seeding; appliances connected (hello + cursor) in ${Object.entries(r.connectSeconds).map(([n, s]) => `${s.toFixed(1)} s (${n} node(s))`).join(', ')}`];
+  for (const n of r.options.nodes) {
+    const steps = r.steps.filter((s) => s.nodes === n);
+    const ok = steps.filter((s) => s.met);
+    const last = ok[ok.length - 1];
+    const miss = steps.find((s) => !s.met);
+    lines.push(
+      `${n} node(s): ${last ? `target met up to ${last.factor}x a busy evening (${f1(last.webPerSec)} web orders/s + ${f1(last.pushPerSec)} pushes/s with ${last.appliances} appliances long-polling)` : 'target not met at the first step'}${miss ? `; missed at ${miss.factor}x (public order p99 ${f1(miss.publicOrder.p99)} ms, errors ${miss.errors + miss.undelivered}${miss.errorSamples.length ? `: ${miss.errorSamples.slice(0, 3).join(' | ')}` : ''})` : '; no step missed'}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  setTimeout(() => {
+    console.error('bench: time box of 30 minutes exceeded, stopping');
+    process.exit(3);
+  }, 30 * 60_000).unref();
+  const r = await runCapacityBench();
+  console.log('');
+  console.log(capacityReport(r));
+  process.exit(0);
+}
