@@ -7,7 +7,7 @@ import { authRoutes } from './auth/auth.routes.js';
 import { ABSOLUTE_MS, createAuthService } from './auth/auth.service.js';
 import { authJobs } from './auth/auth.jobs.js';
 import { healthRoutes } from './health/health.routes.js';
-import { menuRoutes, staffMenuRoutes } from './menu/menu.routes.js';
+import { menuRoutes, modifierGroupRoutes, staffMenuRoutes } from './menu/menu.routes.js';
 import { createMenuService } from './menu/menu.service.js';
 import { ordersRoutes } from './orders/orders.routes.js';
 import { createOrdersService } from './orders/orders.service.js';
@@ -86,6 +86,8 @@ export function createServices(deps: CoreDeps) {
   });
   orders.on('paid', (w, actor, order) => loyalty.earnForOrder(w, actor, order).then(() => {}));
   const stock = createStockService({ db, changes, clock, menu, tenants });
+  // A dish's allergens include its recipe's ingredients' (CONTRACT §17): the menu reads recipes through stock.
+  menu.useRecipes((exec, tenantId, ids) => stock.recipeIngredientIds(exec, tenantId, ids));
   // A completed order books its recipes' consumption in the order's own transaction (docs/stock.md).
   orders.on('statusChanged', async (w, actor, order, _from, to) => {
     if (to === 'completed') await stock.consumeForOrder(w, actor.tenantId, order, actor.userId);
@@ -166,6 +168,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(syncRoutes, { sync: services.sync, role: deps.config.role });
       await api.register(menuRoutes, { menu: services.menu });
       await api.register(staffMenuRoutes, { menu: services.menu });
+      await api.register(modifierGroupRoutes, { menu: services.menu });
       await api.register(ordersRoutes, { orders: services.orders });
       await api.register(loyaltyRoutes, { loyalty: services.loyalty, role: deps.config.role, authenticateDevice: (authorization) => services.sync.cloud.authenticate(authorization) });
       await api.register(floorRoutes, { floor: services.floor });

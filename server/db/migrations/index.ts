@@ -16,6 +16,7 @@ import * as m0014 from './0014_insights.js';
 import * as m0015 from './0015_sync_echo.js';
 import * as m0016 from './0016_stock_snapshot_order.js';
 import * as m0017 from './0017_upload_blobs.js';
+import * as m0018 from './0018_menu_depth.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '0015_sync_echo': m0015,
   '0016_stock_snapshot_order': m0016,
   '0017_upload_blobs': m0017,
+  '0018_menu_depth': m0018,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

@@ -1,8 +1,9 @@
 import type { Executor } from '../../db/connection.js';
-import type { CategoriesTable, ProductsTable } from '../../db/database.js';
+import type { CategoriesTable, ModifierGroupsTable, ProductsTable } from '../../db/database.js';
 
 export type CategoryRow = CategoriesTable;
 export type ProductRow = ProductsTable;
+export type ModifierGroupRow = ModifierGroupsTable;
 
 export const menuRepository = {
   listCategories: (db: Executor, tenantId: string, includeArchived: boolean) => {
@@ -28,4 +29,17 @@ export const menuRepository = {
   insertProduct: (db: Executor, row: ProductRow) => db.insertInto('products').values(row).execute(),
   updateProduct: (db: Executor, row: ProductRow) =>
     db.updateTable('products').set(row).where('tenant_id', '=', row.tenant_id).where('id', '=', row.id).execute(),
+
+  listGroups: (db: Executor, tenantId: string, includeArchived: boolean) => {
+    let q = db.selectFrom('modifier_groups').selectAll().where('tenant_id', '=', tenantId);
+    if (!includeArchived) q = q.where('archived_at', 'is', null);
+    return q.orderBy('name').orderBy('id').execute();
+  },
+  findGroup: (db: Executor, tenantId: string, id: string) =>
+    db.selectFrom('modifier_groups').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
+  findGroups: (db: Executor, tenantId: string, ids: string[]) =>
+    ids.length === 0 ? Promise.resolve([]) : db.selectFrom('modifier_groups').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', ids).execute(),
+  insertGroup: (db: Executor, row: ModifierGroupRow) => db.insertInto('modifier_groups').values(row).execute(),
+  updateGroup: (db: Executor, row: ModifierGroupRow) =>
+    db.updateTable('modifier_groups').set(row).where('tenant_id', '=', row.tenant_id).where('id', '=', row.id).execute(),
 };

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { errors, listOf } from '../../shared/schemas.js';
 import { sessionOf } from '../../plugins/auth.js';
 import {
+  CreateModifierGroupBody,
+  ModifierGroup,
+  UpdateModifierGroupBody,
   Category,
   CreateCategoryBody,
   CreateProductBody,
@@ -61,5 +64,56 @@ export const staffMenuRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> = asy
       schema: { tags: ['Menukaart'], summary: 'The menu for staff: live categories with their products, prices and availability (no costs)', response: { 200: StaffMenu, ...errors(401) } },
     },
     async (request) => menu.staffMenu(sessionOf(request).tenantId),
+  );
+};
+
+/**
+ * Modifier groups (CONTRACT §17, docs/menu.md): any session reads them (the order pad), admins
+ * change them. Options live in their group; a product lists its groups (`modifier_group_ids`).
+ */
+export const modifierGroupRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> = async (app, { menu }) => {
+  const tags = ['Menukaart'];
+  app.get(
+    '/modifier-groups',
+    {
+      preHandler: app.requireSession,
+      schema: { tags, summary: 'Modifier groups with their options (archived ones with include_archived=true)', querystring: IncludeArchivedQuery, response: { 200: listOf(ModifierGroup), ...errors(400, 401) } },
+    },
+    async (request) => ({ data: await menu.listGroups(sessionOf(request).tenantId, request.query.include_archived === 'true') }),
+  );
+  app.post(
+    '/modifier-groups',
+    {
+      preHandler: app.requireAdmin,
+      schema: {
+        tags,
+        summary: 'Create a modifier group: min_select..max_select options per item ("Saus (kies 1)": 1..1; "Extra\'s": 0..5)',
+        body: CreateModifierGroupBody,
+        response: { 201: ModifierGroup, ...errors(400, 401, 403) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await menu.createGroup(sessionOf(request).tenantId, request.body)),
+  );
+  app.patch(
+    '/modifier-groups/:id',
+    {
+      preHandler: app.requireAdmin,
+      schema: {
+        tags,
+        summary: 'Change a modifier group; `options` replaces the list (an option given with its id keeps it). Sold items keep what they were sold with.',
+        params: IdParams,
+        body: UpdateModifierGroupBody,
+        response: { 200: ModifierGroup, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => menu.updateGroup(sessionOf(request).tenantId, request.params.id, request.body),
+  );
+  app.delete(
+    '/modifier-groups/:id',
+    { preHandler: app.requireAdmin, schema: { tags, summary: 'Archive a modifier group: products stop asking it, sold items keep their options', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404) } } },
+    async (request, reply) => {
+      await menu.archiveGroup(sessionOf(request).tenantId, request.params.id);
+      return reply.code(204).send(null);
+    },
   );
 };

@@ -2,20 +2,52 @@ import type { ChangeLog } from '../../db/change-log.js';
 import type { Db, Executor } from '../../db/connection.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { menuRepository, type CategoryRow, type ProductRow } from './menu.repository.js';
-import type { Category, CreateProductInput, Product, StaffMenu, StaffMenuCategory, UpdateProductInput } from './menu.schemas.js';
-import { CreateProductBody } from './menu.schemas.js';
+import type { ModifierOptionJson } from '../../db/database.js';
+import { AppError, type FieldError } from '../../shared/errors.js';
+import { menuRepository, type CategoryRow, type ModifierGroupRow, type ProductRow } from './menu.repository.js';
+import type {
+  AllergenCode,
+  Category,
+  CreateModifierGroupInput,
+  CreateProductInput,
+  MenuModifierGroup,
+  ModifierGroup,
+  ModifierOptionInput,
+  Product,
+  StaffMenu,
+  StaffMenuCategory,
+  UpdateCategoryInput,
+  UpdateModifierGroupInput,
+  UpdateProductInput,
+} from './menu.schemas.js';
+import { ALLERGENS, CreateModifierGroupBody, CreateProductBody } from './menu.schemas.js';
 
 export const toCategoryDto = (r: CategoryRow): Category => ({
   id: r.id,
   name: r.name,
   position: r.position,
+  course: r.course,
   created_at: r.created_at,
   updated_at: r.updated_at,
   archived_at: r.archived_at,
 });
 
-export const toProductDto = (r: ProductRow): Product => ({
+const jsonList = <T = string>(text: string | null | undefined): T[] => {
+  if (!text) return [];
+  const v = JSON.parse(text) as unknown;
+  return Array.isArray(v) ? (v as T[]) : [];
+};
+/** Allergen codes in the one canonical order (the regulation's list), without repeats. */
+export const sortAllergens = (codes: Iterable<string>): AllergenCode[] => {
+  const set = new Set(codes);
+  return ALLERGENS.filter((a) => set.has(a));
+};
+export const ownAllergens = (r: Pick<ProductRow, 'allergens'>): AllergenCode[] => jsonList<AllergenCode>(r.allergens);
+export const groupIdsOf = (r: Pick<ProductRow, 'modifier_group_ids'>): string[] => jsonList(r.modifier_group_ids);
+export const optionsOf = (g: Pick<ModifierGroupRow, 'options'>): ModifierOptionJson[] => jsonList<ModifierOptionJson>(g.options);
+
+/** A product as the admin API shows it; `allergens` is its own ∪ `extra` (its recipe's ingredients'). */
+export const toProductDto = (r: ProductRow, extra: Iterable<string> = []): Product => ({
   id: r.id,
   name: r.name,
   description: r.description,
@@ -27,6 +59,11 @@ export const toProductDto = (r: ProductRow): Product => ({
   min_level: r.min_level,
   available: r.available === 1,
   on_menu: r.on_menu !== 0,
+  modifier_group_ids: groupIdsOf(r),
+  allergens: sortAllergens([...ownAllergens(r), ...extra]),
+  own_allergens: sortAllergens(ownAllergens(r)),
+  dietary: jsonList(r.dietary) as Product['dietary'],
+  course: r.course,
   created_at: r.created_at,
   updated_at: r.updated_at,
   archived_at: r.archived_at,
@@ -39,8 +76,132 @@ export const OTHER_CATEGORY_NAME = 'Overig';
 const categoryChange = (row: CategoryRow, kind: string, fields?: Partial<CategoryRow>) => ({ entity: 'category', entityId: row.id, kind, payload: { ...row, ...(fields ? { fields } : {}) } });
 const productChange = (row: ProductRow, kind: string, fields?: Partial<ProductRow>) => ({ entity: 'product', entityId: row.id, kind, payload: { ...row, ...(fields ? { fields } : {}) } });
 
+/**
+ * A sold product's recipe ingredients (product ids), provided by stock (which owns recipes and
+ * depends on the menu, so it is handed in by the composition root: `menu.useRecipes`).
+ */
+export type RecipeIngredients = (exec: Executor, tenantId: string, productIds: string[]) => Promise<Map<string, string[]>>;
+
+const MILLI = 1000;
+const groupChange = (row: ModifierGroupRow, kind: string, fields?: Partial<ModifierGroupRow>) => ({ entity: 'modifier_group', entityId: row.id, kind, payload: { ...row, ...(fields ? { fields } : {}) } });
+
+/** A group's option as the admin API shows it (quantities in the ingredient's unit). */
+const toOptionDto = (o: ModifierOptionJson, allergens: Map<string, AllergenCode[]>) => ({
+  id: o.id,
+  name: o.name,
+  price_delta_cents: o.price_delta_cents,
+  ingredient_product_id: o.ingredient_product_id,
+  ingredient_quantity: o.ingredient_quantity_milli === null ? null : o.ingredient_quantity_milli / MILLI,
+  available: o.available,
+  allergens: o.ingredient_product_id ? (allergens.get(o.ingredient_product_id) ?? []) : [],
+});
+
+const fail = (details: FieldError[]) => new AppError('VALIDATION', `Ongeldige invoer: ${details[0]!.error.replace(/\.$/, '')}.`, { details });
+
 export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
   const { db, changes } = deps;
+  let recipeIngredients: RecipeIngredients = async () => new Map();
+
+  /**
+   * Every product's allergens as a dish shows them: its own ∪ those of its recipe's ingredients
+   * (read at the moment of asking, so an ingredient added to a recipe adds its allergens at once).
+   */
+  async function dishAllergens(exec: Executor, tenantId: string, rows: ProductRow[]): Promise<Map<string, AllergenCode[]>> {
+    const recipes = await recipeIngredients(exec, tenantId, rows.map((r) => r.id));
+    const known = new Map(rows.map((r) => [r.id, r]));
+    const missing = [...new Set([...recipes.values()].flat())].filter((id) => !known.has(id));
+    for (const r of await menuRepository.findProducts(exec, tenantId, missing)) known.set(r.id, r);
+    return new Map(
+      rows.map((r) => [r.id, sortAllergens([...ownAllergens(r), ...(recipes.get(r.id) ?? []).flatMap((i) => (known.has(i) ? ownAllergens(known.get(i)!) : []))])]),
+    );
+  }
+
+  async function productDtos(exec: Executor, tenantId: string, rows: ProductRow[]): Promise<Product[]> {
+    const union = await dishAllergens(exec, tenantId, rows);
+    return rows.map((r) => toProductDto(r, union.get(r.id)));
+  }
+
+  /** The allergens of the options' ingredients, by ingredient id. */
+  async function ingredientAllergens(exec: Executor, tenantId: string, groups: ModifierGroupRow[]): Promise<Map<string, AllergenCode[]>> {
+    const ids = [...new Set(groups.flatMap((g) => optionsOf(g).map((o) => o.ingredient_product_id)).filter((x): x is string => !!x))];
+    if (ids.length === 0) return new Map();
+    return dishAllergens(exec, tenantId, await menuRepository.findProducts(exec, tenantId, ids));
+  }
+
+  async function groupDtos(exec: Executor, tenantId: string, rows: ModifierGroupRow[]): Promise<ModifierGroup[]> {
+    const allergens = await ingredientAllergens(exec, tenantId, rows);
+    return rows.map((g) => ({
+      id: g.id,
+      name: g.name,
+      min_select: g.min_select,
+      max_select: g.max_select,
+      options: optionsOf(g).map((o) => toOptionDto(o, allergens)),
+      created_at: g.created_at,
+      updated_at: g.updated_at,
+      archived_at: g.archived_at,
+    }));
+  }
+
+  /** `modifier_group_ids` must name live groups of the restaurant, each once. */
+  async function assertGroups(trx: Executor, tenantId: string, ids: string[] | undefined) {
+    if (!ids || ids.length === 0) return;
+    if (new Set(ids).size !== ids.length) throw invalidField('modifier_group_ids', 'bevat een groep twee keer.');
+    const live = new Set((await menuRepository.findGroups(trx, tenantId, ids)).filter((g) => !g.archived_at).map((g) => g.id));
+    const bad = ids.findIndex((id) => !live.has(id));
+    if (bad >= 0) throw invalidField(`modifier_group_ids.${bad}`, 'verwijst naar een optiegroep die niet bestaat.');
+  }
+
+  /**
+   * A group's options as stored, checked as a whole (CONTRACT §17): min ≤ max, at least min options,
+   * ingredients that are live products of the restaurant with a quantity, and (PATCH) option ids
+   * that are this group's own.
+   */
+  async function checkedOptions(trx: Executor, tenantId: string, min: number, max: number, input: ModifierOptionInput[], current: ModifierOptionJson[] | null): Promise<ModifierOptionJson[]> {
+    const details: FieldError[] = [];
+    if (max < min) details.push({ field: 'max_select', error: "'max_select' moet minstens gelijk zijn aan 'min_select'." });
+    if (input.length < min) details.push({ field: 'min_select', error: `'min_select' is ${min}, maar de groep heeft maar ${input.length} ${input.length === 1 ? 'optie' : 'opties'}.` });
+    const own = new Set((current ?? []).map((o) => o.id));
+    const seen = new Set<string>();
+    const ingredientIds = [...new Set(input.map((o) => o.ingredient_product_id).filter((x): x is string => !!x))];
+    const ingredients = new Map((await menuRepository.findProducts(trx, tenantId, ingredientIds)).filter((p) => !p.archived_at).map((p) => [p.id, p]));
+    const out = input.map((o, n) => {
+      const at = `options.${n}`;
+      if (o.id !== undefined) {
+        if (current === null) details.push({ field: `${at}.id`, error: `'${at}.id' kan alleen bij het wijzigen van een groep (PATCH) worden meegegeven.` });
+        else if (!own.has(o.id)) details.push({ field: `${at}.id`, error: `'${at}.id' is geen optie van deze groep.` });
+        else if (seen.has(o.id)) details.push({ field: `${at}.id`, error: `'${at}.id' staat twee keer in de lijst.` });
+        seen.add(o.id);
+      }
+      const ingredient = o.ingredient_product_id ?? null;
+      const quantity = o.ingredient_quantity ?? null;
+      if (ingredient && !ingredients.has(ingredient)) details.push({ field: `${at}.ingredient_product_id`, error: `'${at}.ingredient_product_id' verwijst naar een product dat niet bestaat.` });
+      if (ingredient && quantity === null) details.push({ field: `${at}.ingredient_quantity`, error: `'${at}.ingredient_quantity' is verplicht bij een ingrediënt.` });
+      if (!ingredient && quantity !== null) details.push({ field: `${at}.ingredient_quantity`, error: `'${at}.ingredient_quantity' kan alleen samen met 'ingredient_product_id'.` });
+      const milli = quantity === null ? null : Math.round(quantity * MILLI);
+      if (milli === 0) details.push({ field: `${at}.ingredient_quantity`, error: `'${at}.ingredient_quantity' moet minstens 0,001 zijn.` });
+      return { id: o.id ?? newId(), name: o.name, price_delta_cents: o.price_delta_cents, ingredient_product_id: ingredient, ingredient_quantity_milli: ingredient ? milli : null, available: o.available };
+    });
+    if (details.length) throw fail(details);
+    return out;
+  }
+
+  /** The live groups by id with the allergens of their options' ingredients, for menus and orders. */
+  async function liveGroups(exec: Executor, tenantId: string, ids: string[]) {
+    const rows = (await menuRepository.findGroups(exec, tenantId, [...new Set(ids)])).filter((g) => !g.archived_at);
+    const allergens = await ingredientAllergens(exec, tenantId, rows);
+    return new Map(
+      rows.map((g): [string, MenuModifierGroup] => [
+        g.id,
+        {
+          id: g.id,
+          name: g.name,
+          min_select: g.min_select,
+          max_select: g.max_select,
+          options: optionsOf(g).map((o) => ({ id: o.id, name: o.name, price_delta_cents: o.price_delta_cents, available: o.available, allergens: o.ingredient_product_id ? (allergens.get(o.ingredient_product_id) ?? []) : [] })),
+        },
+      ]),
+    );
+  }
 
   async function assertCategory(trx: Executor, tenantId: string, categoryId: string | null | undefined) {
     if (!categoryId) return;
@@ -53,16 +214,16 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
       return (await menuRepository.listCategories(db, tenantId, includeArchived)).map(toCategoryDto);
     },
 
-    async createCategory(tenantId: string, input: { name: string; position?: number }): Promise<Category> {
+    async createCategory(tenantId: string, input: { name: string; position?: number; course?: number }): Promise<Category> {
       return changes.write(tenantId, async (w) => {
-        const row: CategoryRow = { id: newId(), tenant_id: tenantId, name: input.name, position: input.position ?? 0, created_at: w.now, updated_at: w.now, archived_at: null };
+        const row: CategoryRow = { id: newId(), tenant_id: tenantId, name: input.name, position: input.position ?? 0, course: input.course ?? null, created_at: w.now, updated_at: w.now, archived_at: null };
         await menuRepository.insertCategory(w.trx, row);
         await w.record(categoryChange(row, 'category.created'));
         return toCategoryDto(row);
       });
     },
 
-    async updateCategory(tenantId: string, id: string, input: { name?: string; position?: number }): Promise<Category> {
+    async updateCategory(tenantId: string, id: string, input: UpdateCategoryInput): Promise<Category> {
       return changes.write(tenantId, async (w) => {
         const cur = await menuRepository.findCategory(w.trx, tenantId, id);
         if (!cur || cur.archived_at) throw notFound('Categorie');
@@ -85,8 +246,77 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
       });
     },
 
+    /** Stock hands in how to read recipes (see RecipeIngredients). */
+    useRecipes(fn: RecipeIngredients): void {
+      recipeIngredients = fn;
+    },
+
     async listProducts(tenantId: string, includeArchived = false): Promise<Product[]> {
-      return (await menuRepository.listProducts(db, tenantId, includeArchived)).map(toProductDto);
+      return productDtos(db, tenantId, await menuRepository.listProducts(db, tenantId, includeArchived));
+    },
+
+    /** Allergens of dishes as they are shown (own ∪ recipe's ingredients'), for order items. */
+    dishAllergens: (exec: Executor, tenantId: string, rows: ProductRow[]) => dishAllergens(exec, tenantId, rows),
+
+    /** Live modifier groups by id, as the menus show them (for pricing and checking an order's options). */
+    liveGroups: (exec: Executor, tenantId: string, ids: string[]) => liveGroups(exec, tenantId, ids),
+
+    /** The live groups' rows (with each option's ingredient), for booking options' ingredients. */
+    async groupRows(exec: Executor, tenantId: string, ids: string[]): Promise<ModifierGroupRow[]> {
+      return menuRepository.findGroups(exec, tenantId, [...new Set(ids)]);
+    },
+
+    // ───────────── modifier groups (CONTRACT §17)
+    async listGroups(tenantId: string, includeArchived = false): Promise<ModifierGroup[]> {
+      return groupDtos(db, tenantId, await menuRepository.listGroups(db, tenantId, includeArchived));
+    },
+
+    async createGroup(tenantId: string, raw: CreateModifierGroupInput): Promise<ModifierGroup> {
+      const input = CreateModifierGroupBody.parse(raw);
+      return changes.write(tenantId, async (w) => {
+        const max = input.max_select ?? Math.max(1, input.min_select);
+        const options = await checkedOptions(w.trx, tenantId, input.min_select, max, input.options, null);
+        const row: ModifierGroupRow = { id: newId(), tenant_id: tenantId, name: input.name, min_select: input.min_select, max_select: max, options: JSON.stringify(options), created_at: w.now, updated_at: w.now, archived_at: null };
+        await menuRepository.insertGroup(w.trx, row);
+        await w.record(groupChange(row, 'modifier_group.created'));
+        return (await groupDtos(w.trx, tenantId, [row]))[0]!;
+      });
+    },
+
+    async updateGroup(tenantId: string, id: string, input: UpdateModifierGroupInput): Promise<ModifierGroup> {
+      return changes.write(tenantId, async (w) => {
+        const cur = await menuRepository.findGroup(w.trx, tenantId, id);
+        if (!cur || cur.archived_at) throw notFound('Optiegroep');
+        const min = input.min_select ?? cur.min_select;
+        const max = input.max_select ?? cur.max_select;
+        const currentOptions = optionsOf(cur);
+        const options = await checkedOptions(
+          w.trx, tenantId, min, max,
+          input.options ?? currentOptions.map((o) => ({ id: o.id, name: o.name, price_delta_cents: o.price_delta_cents, ingredient_product_id: o.ingredient_product_id, ingredient_quantity: o.ingredient_quantity_milli === null ? null : o.ingredient_quantity_milli / MILLI, available: o.available })),
+          currentOptions,
+        );
+        const fields: Partial<ModifierGroupRow> = {
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(input.min_select !== undefined ? { min_select: min } : {}),
+          ...(input.max_select !== undefined ? { max_select: max } : {}),
+          ...(input.options !== undefined ? { options: JSON.stringify(options) } : {}),
+        };
+        const row: ModifierGroupRow = { ...cur, ...fields, updated_at: w.now };
+        await menuRepository.updateGroup(w.trx, row);
+        await w.record(groupChange(row, 'modifier_group.updated', fields));
+        return (await groupDtos(w.trx, tenantId, [row]))[0]!;
+      });
+    },
+
+    /** Archives: sold items keep their options' names and prices; products that list it stop asking it. */
+    async archiveGroup(tenantId: string, id: string): Promise<void> {
+      await changes.write(tenantId, async (w) => {
+        const cur = await menuRepository.findGroup(w.trx, tenantId, id);
+        if (!cur || cur.archived_at) throw notFound('Optiegroep');
+        const row: ModifierGroupRow = { ...cur, archived_at: w.now, updated_at: w.now };
+        await menuRepository.updateGroup(w.trx, row);
+        await w.record(groupChange(row, 'modifier_group.archived', { archived_at: w.now }));
+      });
     },
 
     /**
@@ -97,21 +327,33 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
      * Ingredients (`on_menu` false: stock items that are never sold) are left out.
      */
     async staffMenu(tenantId: string): Promise<StaffMenu> {
-      const [cats, prods] = await Promise.all([menuRepository.listCategories(db, tenantId, false), menuRepository.listProducts(db, tenantId, false)]);
-      const groups = new Map<string, StaffMenuCategory>(cats.map((c) => [c.id, { id: c.id, name: c.name, products: [] }]));
+      const [cats, all] = await Promise.all([menuRepository.listCategories(db, tenantId, false), menuRepository.listProducts(db, tenantId, false)]);
+      const prods = all.filter((p) => p.on_menu !== 0);
+      const [allergens, groups] = await Promise.all([dishAllergens(db, tenantId, prods), liveGroups(db, tenantId, prods.flatMap(groupIdsOf))]);
+      const courseOf = new Map(cats.map((c) => [c.id, c.course]));
+      const groupsOf = new Map<string | null, StaffMenuCategory>(cats.map((c) => [c.id, { id: c.id, name: c.name, products: [] }]));
       const other: StaffMenuCategory = { id: null, name: OTHER_CATEGORY_NAME, products: [] };
       for (const p of prods) {
-        if (p.on_menu === 0) continue;
-        const item = { id: p.id, name: p.name, description: p.description, price_cents: p.price_cents, available: p.available === 1 };
-        ((p.category_id ? groups.get(p.category_id) : undefined) ?? other).products.push(item);
+        const item = {
+          id: p.id,
+          name: p.name,
+          description: p.description,
+          price_cents: p.price_cents,
+          available: p.available === 1,
+          allergens: allergens.get(p.id) ?? [],
+          dietary: jsonList(p.dietary) as StaffMenuCategory['products'][number]['dietary'],
+          course: p.course ?? (p.category_id ? courseOf.get(p.category_id) : null) ?? 1,
+          modifier_groups: groupIdsOf(p).flatMap((g) => (groups.has(g) ? [groups.get(g)!] : [])),
+        };
+        ((p.category_id ? groupsOf.get(p.category_id) : undefined) ?? other).products.push(item);
       }
-      return { categories: [...groups.values(), ...(other.products.length ? [other] : [])] };
+      return { categories: [...groupsOf.values(), ...(other.products.length ? [other] : [])] };
     },
 
     async getProduct(tenantId: string, id: string): Promise<Product> {
       const row = await menuRepository.findProduct(db, tenantId, id);
       if (!row) throw notFound('Product');
-      return toProductDto(row);
+      return (await productDtos(db, tenantId, [row]))[0]!;
     },
 
     /** Rows for pricing an order: the caller checks availability. Ingredients (`on_menu` false) are never sold, so they are not found here. */
@@ -121,13 +363,14 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
 
     /** Products by id (archived ones too), for areas that refer to products (stock, recipes). */
     async productsByIds(trx: Executor, tenantId: string, ids: string[]): Promise<Product[]> {
-      return (await menuRepository.findProducts(trx, tenantId, ids)).map(toProductDto);
+      return productDtos(trx, tenantId, await menuRepository.findProducts(trx, tenantId, ids));
     },
 
     async createProduct(tenantId: string, raw: CreateProductInput): Promise<Product> {
       const input = CreateProductBody.parse(raw);
       return changes.write(tenantId, async (w) => {
         await assertCategory(w.trx, tenantId, input.category_id);
+        await assertGroups(w.trx, tenantId, input.modifier_group_ids);
         const row: ProductRow = {
           id: newId(),
           tenant_id: tenantId,
@@ -141,13 +384,17 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
           min_level: input.min_level ?? null,
           available: input.available ? 1 : 0,
           on_menu: input.on_menu ? 1 : 0,
+          modifier_group_ids: JSON.stringify(input.modifier_group_ids ?? []),
+          allergens: JSON.stringify(sortAllergens(input.allergens ?? [])),
+          dietary: JSON.stringify(input.dietary ?? []),
+          course: input.course ?? null,
           created_at: w.now,
           updated_at: w.now,
           archived_at: null,
         };
         await menuRepository.insertProduct(w.trx, row);
         await w.record(productChange(row, 'product.created'));
-        return toProductDto(row);
+        return (await productDtos(w.trx, tenantId, [row]))[0]!;
       });
     },
 
@@ -156,16 +403,20 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
         const cur = await menuRepository.findProduct(w.trx, tenantId, id);
         if (!cur || cur.archived_at) throw notFound('Product');
         if (input.category_id !== undefined) await assertCategory(w.trx, tenantId, input.category_id);
-        const { available, on_menu, ...rest } = input;
+        await assertGroups(w.trx, tenantId, input.modifier_group_ids);
+        const { available, on_menu, modifier_group_ids, allergens, dietary, ...rest } = input;
         const fields: Partial<ProductRow> = {
           ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
           ...(available === undefined ? {} : { available: available ? 1 : 0 }),
           ...(on_menu === undefined ? {} : { on_menu: on_menu ? 1 : 0 }),
+          ...(modifier_group_ids === undefined ? {} : { modifier_group_ids: JSON.stringify(modifier_group_ids) }),
+          ...(allergens === undefined ? {} : { allergens: JSON.stringify(sortAllergens(allergens)) }),
+          ...(dietary === undefined ? {} : { dietary: JSON.stringify(dietary) }),
         };
         const row: ProductRow = { ...cur, ...fields, updated_at: w.now };
         await menuRepository.updateProduct(w.trx, row);
         await w.record(productChange(row, 'product.updated', fields));
-        return toProductDto(row);
+        return (await productDtos(w.trx, tenantId, [row]))[0]!;
       });
     },
 

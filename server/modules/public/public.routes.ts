@@ -12,6 +12,7 @@ import {
   PayTableBody,
   PayTableResult,
   PublicMenu,
+  PublicMenuQuery,
   PublicOrderBody,
   PublicOrderCreated,
   PublicOrderView,
@@ -36,8 +37,16 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
 
   app.get(
     '/public/menu/:slug',
-    { schema: { tags, summary: "The restaurant's public menu: name, whether it takes orders now, available products by category (no costs)", params: SlugParams, response: { 200: PublicMenu, ...errors(404) } } },
-    async (request) => publicOrders.menu(request.params.slug),
+    {
+      schema: {
+        tags,
+        summary: "The restaurant's public menu: name, whether it takes orders now, available products by category with their options and allergens (no costs); ?exclude=gluten,milk leaves out what contains them",
+        params: SlugParams,
+        querystring: PublicMenuQuery,
+        response: { 200: PublicMenu, ...errors(400, 404) },
+      },
+    },
+    async (request) => publicOrders.menu(request.params.slug, request.query.exclude ?? []),
   );
 
   app.post(

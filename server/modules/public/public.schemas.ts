@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Cents } from '../../shared/schemas.js';
 import { IdempotencyKey, Order, OrderStatus } from '../orders/orders.schemas.js';
+import { Allergen, Dietary, MenuModifierGroup } from '../menu/menu.schemas.js';
 import { PaymentStatus } from '../payments/payments.schemas.js';
 import '../../shared/validation.js';
 
@@ -10,9 +11,30 @@ export const TableParams = z.object({ slug: z.string().min(1).max(60), tafel: z.
 export const PaymentIdParams = z.object({ id: z.uuid() });
 
 export const PublicProduct = z
-  .object({ id: z.string(), name: z.string(), description: z.string().nullable(), price_cents: z.number().int() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    price_cents: z.number().int(),
+    allergens: z.array(Allergen).meta({ description: 'its own ∪ its recipe’s ingredients’ (CONTRACT §17)' }),
+    dietary: z.array(Dietary),
+    modifier_groups: z.array(MenuModifierGroup).meta({ description: 'only options a guest can choose now (available, and free of the excluded allergens); min_select ≥ 1 is a forced choice' }),
+  })
   .strict()
   .meta({ id: 'PublicProduct' });
+
+/** `?exclude=gluten,milk`: leaves out every dish (and option) that contains one of them. */
+export const PublicMenuQuery = z
+  .object({
+    exclude: z
+      .string()
+      .max(300)
+      .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x !== ''))
+      .pipe(z.array(Allergen))
+      .optional()
+      .meta({ description: 'comma-separated allergen codes, e.g. gluten,milk' }),
+  })
+  .strict();
 
 export const Intake = z
   .object({

@@ -100,11 +100,33 @@ export function createPublicOrdersService(deps: {
       return { accepting, message, online };
     },
 
-    async menu(slug: string): Promise<PublicMenu> {
+    /**
+     * The guest's menu: available dishes with the options a guest can choose now. `exclude` (allergen
+     * codes) leaves out every dish that contains one, and every option that does; a dish whose forced
+     * choice (min_select) can no longer be made that way is left out too (docs/menu.md).
+     */
+    async menu(slug: string, exclude: readonly string[] = []): Promise<PublicMenu> {
       const t = await tenantBySlug(slug);
       const [staffMenu, intake, s] = await Promise.all([menu.staffMenu(t.id), intakeOf(t.id), tenants.cachedSettings(t.id)]);
+      const excluded = new Set(exclude);
+      const free = (allergens: readonly string[]) => !allergens.some((a) => excluded.has(a));
       const categories = staffMenu.categories
-        .map((c) => ({ id: c.id, name: c.name, products: c.products.filter((p) => p.available).map(({ id, name, description, price_cents }) => ({ id, name, description, price_cents })) }))
+        .map((c) => ({
+          id: c.id,
+          name: c.name,
+          products: c.products
+            .filter((p) => p.available && free(p.allergens))
+            .map(({ id, name, description, price_cents, allergens, dietary, modifier_groups }) => ({
+              id,
+              name,
+              description,
+              price_cents,
+              allergens,
+              dietary,
+              modifier_groups: modifier_groups.map((g) => ({ ...g, options: g.options.filter((o) => o.available && free(o.allergens)) })),
+            }))
+            .filter((p) => p.modifier_groups.every((g) => g.options.length >= g.min_select)),
+        }))
         .filter((c) => c.products.length > 0);
       // What a guest looks for first: where, when open, how to call (issue 26).
       const restaurant = { name: t.name, slug: t.slug, address: s.address, phone: s.phone, opening_hours: s.opening_hours as PublicMenu['restaurant']['opening_hours'], max_party_size: s.max_party_size };

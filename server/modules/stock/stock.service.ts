@@ -445,6 +445,12 @@ export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Cl
     },
 
     // ───────────── recipes
+    /** The ingredient product ids of each given product's recipe (products without one are left out); for the menu's allergens. */
+    async recipeIngredientIds(exec: Executor, tenantId: string, productIds: string[]): Promise<Map<string, string[]>> {
+      const rows = await repo.findRecipes(exec, tenantId, [...new Set(productIds)]);
+      return new Map(rows.map((r) => [r.id, linesOf(r).map((l) => l.product_id)]));
+    },
+
     async getRecipe(tenantId: string, productId: string): Promise<Recipe> {
       await liveProduct(db, tenantId, productId);
       return recipeOf(tenantId, productId);

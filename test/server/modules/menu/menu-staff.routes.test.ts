@@ -28,13 +28,13 @@ describe('GET /menu: the menu for staff tablets (docs/orders.md, Menu)', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({
         categories: [
-          { id: starters.id, name: 'Voorgerechten', products: [{ id: expect.any(String), name: 'Tomatensoep', description: 'Met balletjes', price_cents: 650, available: true }] },
+          { id: starters.id, name: 'Voorgerechten', products: [{ id: expect.any(String), name: 'Tomatensoep', description: 'Met balletjes', price_cents: 650, available: true, allergens: [], dietary: [], course: 1, modifier_groups: [] }] },
           {
             id: mains.id,
             name: 'Hoofdgerechten',
             products: [
-              { id: expect.any(String), name: 'Biefstuk', description: null, price_cents: 2250, available: false },
-              { id: expect.any(String), name: 'Stamppot', description: null, price_cents: 1450, available: true },
+              { id: expect.any(String), name: 'Biefstuk', description: null, price_cents: 2250, available: false, allergens: [], dietary: [], course: 1, modifier_groups: [] },
+              { id: expect.any(String), name: 'Stamppot', description: null, price_cents: 1450, available: true, allergens: [], dietary: [], course: 1, modifier_groups: [] },
             ],
           },
         ],

@@ -13,7 +13,7 @@ describe('GET /public/menu/:slug', () => {
     const names = m.categories.flatMap((c: { products: Array<{ name: string }> }) => c.products.map((p) => p.name));
     expect(names.sort()).toEqual(['Burger', 'Cola', 'Friet']);
     expect(m.categories[0]).toEqual({ id: w.menu.categoryId, name: 'Hoofdgerechten', products: expect.any(Array) });
-    expect(m.categories[0].products[0]).toEqual({ id: expect.any(String), name: expect.any(String), description: null, price_cents: expect.any(Number) });
+    expect(m.categories[0].products[0]).toEqual({ id: expect.any(String), name: expect.any(String), description: null, price_cents: expect.any(Number), allergens: [], dietary: [], modifier_groups: [] });
     expect(res.body).not.toMatch(/cost_cents|vat_rate|archived|min_level|available/);
   });
 
