@@ -157,7 +157,7 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
       const decided = await payments.simulator.decide(request.params.id, request.body.uitkomst === 'betaald' ? 'paid' : 'failed');
       if (!decided) throw notFound('Betaling');
       if (decided.changed) await deliver(decided.row.webhook_url, decided.row.id);
-      return reply.code(303).header('location', decided.row.redirect_url).send(null);
+      return reply.redirect(decided.row.redirect_url, 303);
     },
   );
 };

@@ -93,7 +93,7 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
     },
     async (request, reply) => {
       const view = await publicOrders.paymentView(request.params.id).catch(() => null);
-      if (view) return reply.code(303).header('cache-control', 'no-store').header('location', `/g/${encodeURIComponent(view.restaurant.slug)}/betaling/${view.id}`).send(null);
+      if (view) return reply.header('cache-control', 'no-store').redirect(`/g/${encodeURIComponent(view.restaurant.slug)}/betaling/${view.id}`, 303); // no body: the document declares none
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(returnPage(request.params.id));
     },
   );
@@ -101,7 +101,7 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
   app.get(
     '/public/bestellen/:slug',
     { schema: { tags, summary: "The guest pages' ordering page: 303 to /g/:slug/", params: SlugParams, response: { 303: z.null(), ...errors(400) } } },
-    async (request, reply) => reply.code(303).header('location', `/g/${encodeURIComponent(request.params.slug)}/`).send(null),
+    async (request, reply) => reply.redirect(`/g/${encodeURIComponent(request.params.slug)}/`, 303),
   );
 
   app.get(

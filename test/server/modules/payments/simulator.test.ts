@@ -21,6 +21,7 @@ describe('payment simulator (no MOLLIE_API_KEY)', () => {
 
     const chosen = await choose(w, simId, 'betaald');
     expect(chosen.statusCode).toBe(303);
+    expect(chosen.body, 'a redirect has no body (the document declares none)').toBe('');
     // Back to where the guest came from: this server's return page (PUBLIC_BASE_URL, else the request's origin).
     expect(chosen.headers.location).toMatch(new RegExp(`^http://localhost(:\\d+)?/api/v1/public/betaling/${body.payment_id}$`));
     expect((await w.t.services.orders.get(w.r.id, body.order.id)).payment_status).toBe('paid');
@@ -36,6 +37,7 @@ describe('payment simulator (no MOLLIE_API_KEY)', () => {
     const ret = await w.t.req({ method: 'GET', url: `/api/v1/public/betaling/${body.payment_id}` });
     expect(ret.statusCode).toBe(303);
     expect(ret.headers.location).toBe(`/g/${w.r.slug}/betaling/${body.payment_id}`);
+    expect(ret.body).toBe('');
     // An unknown payment gets the small page that says so.
     const unknown = await w.t.req({ method: 'GET', url: '/api/v1/public/betaling/01900000-0000-7000-8000-000000000000' });
     expect(unknown.statusCode).toBe(200);
