@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document as a partner needs it, from what @fastify/swagger and the zod type
  * provider generate (server/plugins/openapi.ts): a stable operationId per operation, a description
  * per answer instead of "Default Response", the real media types (HTML pages, PDF, CSV, images; every
- * error is JSON), the refusals every operation can give (400, 404, 413, 414, 429) in the error shape,
+ * error is JSON), the refusals every operation can give (400, 413, 414, 429) in the error shape,
  * and no unused or self-identifying schema clutter. Redocly's recommended rules and a generated
  * client (openapi-typescript) check the result in test/server/openapi-quality.test.ts.
  *
@@ -14,6 +14,9 @@
 import type { RouteOptions } from 'fastify';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { WEBHOOK_EVENT_BODIES } from '../modules/webhooks/webhooks.events.js';
+import { ATTEMPT_TIMEOUT_MS, RETRY_DELAYS_MS, WEBHOOK_EVENTS } from '../modules/webhooks/webhooks.schemas.js';
+import { ERROR_EXAMPLES, OPERATION_EXAMPLES, WEBHOOK_EXAMPLES } from './openapi-examples.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -119,7 +122,7 @@ function refineOperation(method: string, path: string, op: Operation, components
   // The refusals every such operation can give, whether or not the route lists them.
   const implied: string[] = [];
   if (hasInput) implied.push('400'); // a parameter or body that does not pass its schema
-  if (hasPathParams) implied.push('404', '414'); // an unknown id or slug; a path segment over 100 characters (app.ts)
+  if (hasPathParams) implied.push('414'); // a path segment over 100 characters (app.ts); 404 is the route's to declare
   if (op.requestBody) implied.push('413'); // over the body limit
   if (MUTATING.has(method) && rateLimited) implied.push('429'); // the mutation budget per client (CONTRACT §4)
   for (const status of implied) responses[status] ??= { description: '', content: errorContent() };
@@ -132,8 +135,23 @@ function refineOperation(method: string, path: string, op: Operation, components
     if (status === '429' || status === '503') response.headers = { ...retryAfter('Seconds to wait before trying again'), ...response.headers };
     if (status === '303') response.headers = { Location: { description: 'Where to go', schema: { type: 'string' } }, ...response.headers };
   }
+  addExamples(op);
   // Keep the answers in status order.
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The operation's own examples (openapi-examples.ts), and for every error answer without one the status's usual one. */
+function addExamples(op: Operation): void {
+  const own = OPERATION_EXAMPLES[op.operationId!];
+  if (own?.request !== undefined) for (const media of Object.values(op.requestBody?.content ?? {})) media.example = own.request;
+  for (const [status, response] of Object.entries(op.responses)) {
+    const example = own?.responses[Number(status)] ?? (isErrorResponse(response) ? ERROR_EXAMPLES[Number(status)] : undefined);
+    if (example === undefined) continue;
+    for (const [type, media] of Object.entries(response.content ?? {})) {
+      // A string example is the page or file itself; an object one is JSON.
+      if ((typeof example === 'string') === !type.endsWith('json')) media.example = example;
+    }
+  }
 }
 
 /**
@@ -210,6 +228,49 @@ function stripSchemaIds(node: unknown): void {
   }
 }
 
+/**
+ * The six webhook events as OpenAPI 3.1 `webhooks`: what the service POSTs to a partner's URL, with
+ * its headers and the body of each event (webhooks.events.ts, registered as components).
+ */
+function webhooks(): Record<string, Json> {
+  const seconds = RETRY_DELAYS_MS.map((ms) => `${ms / 1000} s`);
+  const header = (name: string, description: string, schema: Json) => ({ in: 'header', name, required: true, description, schema });
+  return Object.fromEntries(
+    WEBHOOK_EVENTS.map((type) => {
+      const id = WEBHOOK_EVENT_BODIES[type].meta()?.id as string;
+      return [
+        type,
+        {
+          post: {
+            operationId: operationIdOf('post', `/webhook/${type.replace(/[._]/g, '-')}`),
+            tags: ['Webhooks'],
+            summary: `${type}: ${String(WEBHOOK_EVENT_BODIES[type].meta()?.description ?? '')}`,
+            description:
+              `Sent to every webhook subscribed to \`${type}\` (POST /api/v1/webhooks) as a JSON POST. Verify X-Service-Signature over the exact body bytes ` +
+              `before trusting it; X-Service-Delivery is the same on every attempt and a redelivery, so a receiver can drop repeats.`,
+            // What protects this call is the signature a receiver checks, not a credential it sends.
+            security: [],
+            parameters: [
+              header('X-Service-Signature', '`sha256=` + hex HMAC-SHA256 of the exact body bytes, keyed with the webhook secret (`whsec_…`, UTF-8).', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }),
+              header('X-Service-Delivery', 'The delivery id: the same on every attempt and on a redelivery.', { type: 'string', format: 'uuid' }),
+              header('X-Service-Event', 'The event type, as in the body.', { type: 'string', const: type }),
+              header('X-Service-Attempt', `The attempt: 1 to ${RETRY_DELAYS_MS.length + 1}.`, { type: 'string', pattern: '^[1-9]$' }),
+            ],
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${id}` }, ...(WEBHOOK_EXAMPLES[type] ? { example: WEBHOOK_EXAMPLES[type] } : {}) } },
+            },
+            responses: {
+              '2XX': { description: `Received: any 2xx answer within ${ATTEMPT_TIMEOUT_MS / 1000} s counts as delivered (the body is ignored).` },
+              default: { description: `Any other answer, or none within ${ATTEMPT_TIMEOUT_MS / 1000} s: sent again after ${seconds.join(', ')}, then marked failed (an admin can redeliver it).` },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
+
 /** The whole document, refined (see the top of this file). Pure: also used by tests on a generated document. */
 export function refineDocument(doc: Json): Json {
   const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown>>;
@@ -222,8 +283,9 @@ export function refineDocument(doc: Json): Json {
     }
   }
   mergeIdenticalPaths(paths);
-  pruneComponents(doc);
-  return { ...doc, jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema' };
+  const refined: Json = { ...doc, jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema', webhooks: webhooks() };
+  pruneComponents(refined);
+  return refined;
 }
 
 /** Per route: the zod transform, plus what the route's options say about the document (rate-limit exemption). */

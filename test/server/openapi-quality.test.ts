@@ -85,6 +85,26 @@ describe.runIf(lane === 'sqlite')('OpenAPI document quality (Redocly lint, gener
     expect(media('/api/v1/orders')).toEqual(['application/json']);
   });
 
+  it('every partner operation (external API, public endpoints, payment callbacks) and every webhook has examples', () => {
+    type Media = Record<string, { example?: unknown }>;
+    const partner = Object.entries(doc.paths).filter(([p]) => /^\/api\/v1\/(external|public)\/|^\/api\/v1\/payments\/webhook$/.test(p));
+    expect(partner.length).toBeGreaterThanOrEqual(17);
+    for (const [p, item] of partner) {
+      for (const method of HTTP_METHODS) {
+        const op = item[method] as (Doc['paths'][string][string] & { requestBody?: { content: Media } }) | undefined;
+        if (!op) continue;
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) expect(media.example, `${method} ${p} request ${type}`).toBeDefined();
+        for (const [status, response] of Object.entries(op.responses)) {
+          // Every answer with a body shows one, the errors included.
+          for (const [type, media] of Object.entries((response.content ?? {}) as Media)) expect(media.example, `${method} ${p} ${status} ${type}`).toBeDefined();
+        }
+      }
+    }
+    const webhooks = (doc as unknown as { webhooks: Record<string, { post: { requestBody: { content: Media } } }> }).webhooks;
+    expect(Object.keys(webhooks).sort()).toEqual(['haccp.incident', 'loyalty.customer_created', 'order.created', 'order.paid', 'order.status_changed', 'reservation.created']);
+    for (const [type, hook] of Object.entries(webhooks)) expect(hook.post.requestBody.content['application/json']!.example, type).toMatchObject({ type });
+  });
+
   it('Redocly lint (redocly.yaml: the recommended rules) finds no error', async () => {
     const { stdout } = await run(bin('redocly'), ['lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json', '--max-problems=100000'], {
       cwd: ROOT,

@@ -1,0 +1,322 @@
+/**
+ * Examples in the OpenAPI document for what partners call (the external API, the public endpoints
+ * and the payment callbacks), by operationId (openapi-document.ts derives it from method + path).
+ * Taken from the demo restaurant's real answers; Redocly's lint checks each against its schema
+ * (redocly.yaml: no-invalid-media-type-examples is an error), and test/server/openapi-quality.test.ts
+ * that every partner operation has them.
+ */
+export interface OperationExamples {
+  /** The request body (for every media type the operation accepts). */
+  request?: unknown;
+  /** Answers by status. */
+  responses: Record<number, unknown>;
+}
+
+const ORDER_ID = '01a21d7a-729d-752e-934a-99d1c50e519e';
+const PRODUCT_ID = '01a21d79-87e4-70d7-acd4-45e672234b23';
+const PAYMENT_ID = '01a21d7a-72a5-711c-824b-51507fa3dd6d';
+
+const ORDER = {
+  id: ORDER_ID,
+  number: 'W-013',
+  status: 'new',
+  source: 'web',
+  table_id: null,
+  customer: { name: 'Jan Jansen', phone: '+31612345678' },
+  notes: '[Afhalen]',
+  items: [{ id: '01a21d7a-729e-71e4-a688-419fecb296f8', product_id: PRODUCT_ID, name: 'Bitterballen (8 stuks)', quantity: 2, unit_price_cents: 850, total_cents: 1700, notes: null }],
+  total_cents: 1700,
+  payment_status: 'open',
+  created_at: '2026-11-27T14:48:13.725Z',
+  updated_at: '2026-11-27T14:48:13.725Z',
+};
+
+/** A new guest order; a repeat with the same idempotency key answers 200 with the same body. */
+const CREATED_ORDER = { order: ORDER, payment_id: PAYMENT_ID, checkout_url: 'https://www.mollie.com/checkout/select-method/7UhSN1zuXS', restaurant_online: true };
+
+/** What any error answer of that status looks like (an operation's own examples say more). */
+export const ERROR_EXAMPLES: Record<number, unknown> = {
+  400: {
+    error: "Ongeldige invoer: 'quantity' moet minstens 1 zijn.",
+    code: 'VALIDATION',
+    details: [{ field: 'items.0.quantity', error: "'quantity' moet minstens 1 zijn." }],
+  },
+  401: { error: 'Je bent niet ingelogd.', code: 'UNAUTHORIZED' },
+  403: { error: 'Je hebt geen toegang tot deze functie.', code: 'FORBIDDEN' },
+  413: { error: 'De invoer is te groot.', code: 'VALIDATION' },
+  414: { error: 'Ongeldige invoer: een deel van het adres is te lang (hoogstens 100 tekens).', code: 'VALIDATION' },
+  429: { error: 'Te veel verzoeken; probeer het over 42 seconden opnieuw.', code: 'RATE_LIMITED' },
+  503: { error: 'De betaalprovider is even niet bereikbaar; probeer het over een paar minuten opnieuw.', code: 'INTERNAL' },
+};
+
+const forbiddenScope = (scope: string) => ({ error: `Deze API-sleutel mag dit niet: daarvoor is de scope '${scope}' nodig.`, code: 'FORBIDDEN' });
+const missingKey = { error: 'Je bent niet ingelogd.', code: 'UNAUTHORIZED' };
+const notFound = (what: string) => ({ error: `${what} niet gevonden.`, code: 'NOT_FOUND' });
+
+export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
+  // ---- external API (Authorization: Bearer svc_…)
+  getExternalOrders: {
+    responses: { 200: { data: [ORDER], total: 1554, limit: 1, offset: 0 }, 401: missingKey, 403: forbiddenScope('read') },
+  },
+  getExternalMenu: {
+    responses: {
+      200: {
+        categories: [
+          {
+            id: '01a21d79-878d-75e6-819f-377b00c76a56',
+            name: 'Voorgerechten',
+            products: [{ id: PRODUCT_ID, name: 'Bitterballen (8 stuks)', description: 'Met grove mosterd', price_cents: 850, available: true }],
+          },
+        ],
+      },
+      401: missingKey,
+    },
+  },
+  getExternalStock: {
+    responses: {
+      200: {
+        data: [
+          {
+            product_id: '01a21d7a-0c79-75b2-86fa-6b20d0f69b1b',
+            name: 'Appeltaart',
+            unit: 'portie',
+            total: 42,
+            min_level: 9,
+            below_min: false,
+            below_zero: false,
+            locations: [{ location_id: '01a21d7a-0bb8-742c-bc13-9dfd965eea01', name: 'Keuken', quantity: 11, below_zero: false }],
+          },
+        ],
+        locations: [{ id: '01a21d7a-0bb8-742c-bc13-9dfd965eea01', name: 'Keuken', is_default: true }],
+      },
+    },
+  },
+  getExternalReservations: {
+    responses: {
+      200: {
+        data: [
+          {
+            id: '01a21d7a-6418-7369-bf1e-8a48a22c61ec',
+            date: '2026-11-27',
+            time: '17:00',
+            starts_at: '2026-11-27T16:00:00.000Z',
+            ends_at: '2026-11-27T17:45:00.000Z',
+            party_size: 4,
+            name: 'Peters',
+            phone: '+31634008319',
+            email: null,
+            notes: 'kinderstoel graag',
+            table_id: '01a21d7a-522d-71a6-86f7-7ecd2cb80f63',
+            table_name: '4',
+            status: 'booked',
+            source: 'staff',
+            conflict: null,
+            created_at: '2026-11-27T14:48:10.007Z',
+            updated_at: '2026-11-27T14:48:10.007Z',
+          },
+        ],
+      },
+    },
+  },
+  getExternalLoyaltyByPhone: {
+    responses: { 200: { customer_id: '01a21d79-f9ec-713e-9aab-1088005b8b28', phone: '+31611223344', name: 'Mohamed El Idrissi', balance: 22 }, 404: notFound('Klant') },
+  },
+  postExternalOrdersByIdStatus: {
+    request: { status: 'accepted' },
+    responses: {
+      200: { ...ORDER, status: 'accepted', updated_at: '2026-11-27T14:52:01.118Z' },
+      403: forbiddenScope('write'),
+      404: notFound('Bestelling'),
+      409: { error: "Deze statuswijziging is niet toegestaan (van 'completed' naar 'accepted').", code: 'CONFLICT' },
+    },
+  },
+
+  // ---- public ordering, reservations and pay-at-table (no session)
+  getPublicMenuBySlug: {
+    responses: {
+      200: {
+        restaurant: {
+          name: 'Bistro De Gouden Lepel',
+          slug: 'demo',
+          address: 'Lepelstraat 12, 1011 AB Amsterdam',
+          phone: '+31201234567',
+          opening_hours: { wed: [['17:00', '22:00']], thu: [['17:00', '22:00']], fri: [['12:00', '23:00']], sat: [['12:00', '23:00']], sun: [['12:00', '21:00']] },
+          max_party_size: 10,
+        },
+        ordering: { accepting: true, message: null },
+        categories: [{ id: '01a21d79-878d-75e6-819f-377b00c76a56', name: 'Voorgerechten', products: [{ id: PRODUCT_ID, name: 'Bitterballen (8 stuks)', description: 'Met grove mosterd', price_cents: 850 }] }],
+      },
+      404: notFound('Restaurant'),
+    },
+  },
+  postPublicOrderBySlug: {
+    request: { items: [{ product_id: PRODUCT_ID, quantity: 2 }], customer: { name: 'Jan Jansen', phone: '06 12345678' }, type: 'pickup', idempotency_key: 'web-8f1c2d' },
+    responses: {
+      200: CREATED_ORDER,
+      201: CREATED_ORDER,
+      404: notFound('Restaurant'),
+      409: {
+        error: 'Dit restaurant neemt op dit moment geen online bestellingen aan. Probeer het later opnieuw of bel het restaurant.',
+        code: 'CONFLICT',
+      },
+    },
+  },
+  getPublicOrderBySlugById: {
+    responses: {
+      200: {
+        id: ORDER_ID,
+        number: 'W-013',
+        status: 'new',
+        payment_status: 'open',
+        type: 'pickup',
+        items: [{ name: 'Bitterballen (8 stuks)', quantity: 2, total_cents: 1700 }],
+        total_cents: 1700,
+        seen_by_restaurant: true,
+        payment: { id: PAYMENT_ID, status: 'open', checkout_url: 'https://www.mollie.com/checkout/select-method/7UhSN1zuXS' },
+        created_at: '2026-11-27T14:48:13.725Z',
+      },
+      404: notFound('Bestelling'),
+    },
+  },
+  getPublicBetalingByIdStatus: {
+    responses: {
+      200: {
+        id: PAYMENT_ID,
+        status: 'paid',
+        purpose: 'order',
+        amount_cents: 1700,
+        tip_cents: 0,
+        table_name: null,
+        restaurant: { name: 'Bistro De Gouden Lepel', slug: 'demo' },
+        order: { id: ORDER_ID, number: 'W-013', status: 'new', payment_status: 'paid' },
+      },
+      404: notFound('Betaling'),
+    },
+  },
+  getPublicBetalingById: {
+    responses: { 200: '<!doctype html><html lang="nl"><head><title>Betaling</title></head><body>…</body></html>' },
+  },
+  getPublicBestellenBySlug: { responses: {} },
+  getPublicReservationsBySlug: {
+    responses: {
+      200: {
+        date: '2026-11-29',
+        slots: [
+          { time: '18:00', available: true, max_party_size: 8 },
+          { time: '18:30', available: false, max_party_size: 0 },
+        ],
+      },
+      404: notFound('Restaurant'),
+    },
+  },
+  postPublicReservationsBySlug: {
+    request: { date: '2026-11-29', time: '19:00', party_size: 4, name: 'Fam. de Vries', phone: '06 12345678', email: 'devries@example.nl', notes: 'Verjaardag' },
+    responses: {
+      201: { id: '01a21d7a-7321-71da-afc4-a23d20b87dae', date: '2026-11-29', time: '19:00', party_size: 4, name: 'Fam. de Vries', status: 'booked', created_at: '2026-11-27T14:48:13.856Z' },
+      404: notFound('Restaurant'),
+      409: { error: 'Dit tijdstip is vol; kies een ander tijdstip.', code: 'CONFLICT' },
+    },
+  },
+  getPublicTafelBySlugByTafel: {
+    responses: {
+      200: {
+        table: { name: '6' },
+        orders: [{ number: 'K-021', items: [{ name: 'Bitterballen (8 stuks)', quantity: 1, total_cents: 850 }], total_cents: 850, payment_status: 'open' }],
+        total_cents: 850,
+        paid_cents: 0,
+        open_cents: 850,
+      },
+      404: notFound('Tafel'),
+    },
+  },
+  postPublicTafelBySlugByTafelPay: {
+    request: { amount_cents: 850, tip_cents: 150 },
+    responses: {
+      201: { payment_id: PAYMENT_ID, checkout_url: 'https://www.mollie.com/checkout/select-method/7UhSN1zuXS' },
+      404: notFound('Tafel'),
+      409: { error: 'Er staat voor deze tafel niets open om te betalen.', code: 'CONFLICT' },
+    },
+  },
+
+  // ---- the payment provider's callbacks
+  postPaymentsWebhook: { request: { id: 'tr_7UhSN1zuXS' }, responses: { 200: { received: 1 } } },
+  postPublicTafelWebhook: { request: { id: 'tr_7UhSN1zuXS' }, responses: { 200: { received: 1 } } },
+};
+
+const EVENT = { id: '01a21d7b-0d52-7c1e-9f3a-2b6c8e1d4f70', created_at: '2026-11-27T14:48:13.725Z', tenant: { id: '01a21d79-8700-7a1b-b3c2-5d9e0f1a2b3c', slug: 'demo' } };
+
+/** A body of each webhook event (the `webhooks` of the document). */
+export const WEBHOOK_EXAMPLES: Record<string, unknown> = {
+  'order.created': { ...EVENT, type: 'order.created', data: { order: ORDER } },
+  'order.status_changed': { ...EVENT, type: 'order.status_changed', data: { order: { ...ORDER, status: 'accepted' }, from: 'new', to: 'accepted' } },
+  'order.paid': { ...EVENT, type: 'order.paid', data: { order: { ...ORDER, payment_status: 'paid' }, payment: { provider: 'mollie', payment_id: 'tr_7UhSN1zuXS', amount_cents: 1700 } } },
+  'reservation.created': {
+    ...EVENT,
+    type: 'reservation.created',
+    data: {
+      reservation: {
+        id: '01a21d7a-7321-71da-afc4-a23d20b87dae',
+        date: '2026-11-29',
+        time: '19:00',
+        starts_at: '2026-11-29T18:00:00.000Z',
+        ends_at: '2026-11-29T19:45:00.000Z',
+        party_size: 4,
+        name: 'Fam. de Vries',
+        phone: '+31612345678',
+        email: null,
+        notes: 'Verjaardag',
+        table_id: '01a21d7a-522d-71a6-86f7-7ecd2cb80f63',
+        status: 'booked',
+        source: 'web',
+        created_at: '2026-11-27T14:48:13.856Z',
+        updated_at: '2026-11-27T14:48:13.856Z',
+      },
+    },
+  },
+  'haccp.incident': {
+    ...EVENT,
+    type: 'haccp.incident',
+    data: {
+      incident: {
+        id: '01a21d7c-1e2f-7a3b-8c4d-5e6f7a8b9c0d',
+        kind: 'temperature',
+        unit_id: '01a21d79-a1b2-7c3d-8e4f-5a6b7c8d9e0f',
+        checklist_id: null,
+        log_id: '01a21d7c-1e2e-7f10-9a2b-3c4d5e6f7a8b',
+        business_day: '2026-11-27',
+        description: 'Koelcel 1: 12 °C, kritiek (norm hoogstens 7 °C).',
+        created_at: '2026-11-27T14:48:13.725Z',
+        origin: 'cloud',
+        chain_seq: 42,
+        prev_hash: 'a3f1c0d2e4b5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d',
+        hash: '5e4f3a2b1c0d9e8f7a6b5c4da3f1c0d2e4b5968778695a4b3c2d1e0f9a8b7c6d',
+        open: true,
+        actions: [],
+      },
+      log: {
+        id: '01a21d7c-1e2e-7f10-9a2b-3c4d5e6f7a8b',
+        unit_id: '01a21d79-a1b2-7c3d-8e4f-5a6b7c8d9e0f',
+        unit_name: 'Koelcel 1',
+        unit_type: 'koelcel',
+        temperature: 12,
+        target_max: 7,
+        target_min: null,
+        margin: 1,
+        status: 'kritiek',
+        business_day: '2026-11-27',
+        user_id: '01a21d79-8800-7b1c-9d2e-3f4a5b6c7d8e',
+        note: null,
+        created_at: '2026-11-27T14:48:13.700Z',
+        origin: 'cloud',
+        chain_seq: 41,
+        prev_hash: '0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4da3f1c0d2e4b5968778695a4b3c2d1e',
+        hash: 'a3f1c0d2e4b5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d',
+      },
+    },
+  },
+  'loyalty.customer_created': {
+    ...EVENT,
+    type: 'loyalty.customer_created',
+    data: { customer: { id: '01a21d79-f9ec-713e-9aab-1088005b8b28', phone: '+31611223344', name: 'Mohamed El Idrissi', email: null, created_at: '2026-11-27T14:48:13.725Z' } },
+  },
+};
