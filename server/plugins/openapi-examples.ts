@@ -31,6 +31,25 @@ const ORDER = {
   updated_at: '2026-11-27T14:48:13.725Z',
 };
 
+/** A dish as the menus show it (allergens and modifier groups: CONTRACT §17). */
+const BITTERBALLEN = {
+  id: PRODUCT_ID,
+  name: 'Bitterballen (8 stuks)',
+  description: 'Met grove mosterd',
+  price_cents: 850,
+  allergens: ['gluten', 'milk', 'mustard'],
+  dietary: [],
+  modifier_groups: [
+    {
+      id: '01a21d79-8a10-7b2c-9d3e-4f5a6b7c8d9e',
+      name: 'Saus',
+      min_select: 0,
+      max_select: 1,
+      options: [{ id: '01a21d79-8a11-7c3d-8e4f-5a6b7c8d9e0f', name: 'Mayonaise', price_delta_cents: 50, available: true, allergens: ['eggs'] }],
+    },
+  ],
+};
+
 /** A new guest order; a repeat with the same idempotency key answers 200 with the same body. */
 const CREATED_ORDER = { order: ORDER, payment_id: PAYMENT_ID, checkout_url: 'https://www.mollie.com/checkout/select-method/7UhSN1zuXS', restaurant_online: true };
 
@@ -65,7 +84,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           {
             id: '01a21d79-878d-75e6-819f-377b00c76a56',
             name: 'Voorgerechten',
-            products: [{ id: PRODUCT_ID, name: 'Bitterballen (8 stuks)', description: 'Met grove mosterd', price_cents: 850, available: true }],
+            products: [{ ...BITTERBALLEN, available: true, course: 1 }],
           },
         ],
       },
@@ -144,7 +163,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           max_party_size: 10,
         },
         ordering: { accepting: true, message: null },
-        categories: [{ id: '01a21d79-878d-75e6-819f-377b00c76a56', name: 'Voorgerechten', products: [{ id: PRODUCT_ID, name: 'Bitterballen (8 stuks)', description: 'Met grove mosterd', price_cents: 850 }] }],
+        categories: [{ id: '01a21d79-878d-75e6-819f-377b00c76a56', name: 'Voorgerechten', products: [BITTERBALLEN] }],
       },
       404: notFound('Restaurant'),
     },
