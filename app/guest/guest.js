@@ -9,7 +9,7 @@ import { euro, lang, longDate, t, tf, toggleLang } from './i18n.js';
 const html = htm.bind(h);
 const API = '/api/v1';
 
-/** The page from the path: /g/:slug/, /g/:slug/bestelling/:id, /g/:slug/betaling/:id, /g/:slug/tafel/:tafel, /g/:slug/reserveren. */
+/** The page from the path: /g/:slug/, /g/:slug/bestelling/:id, /g/:slug/betaling/:id, /g/:slug/tafel/:public_code, /g/:slug/reserveren. */
 function route() {
   const parts = location.pathname.split('/').filter(Boolean).map(decodeURIComponent); // ['g', slug, page?, arg?]
   return { slug: parts[1] ?? '', page: parts[2] ?? '', arg: parts[3] ?? '' };
@@ -270,7 +270,9 @@ function PaymentPage({ slug, id }) {
   }, []);
   if (!p) return html`<main class="page"><${Err} text=${error} /><p class="loading">${t('waiting_payment')}</p></main>`;
   const ok = p.status === 'paid';
-  const back = p.purpose === 'table' && p.table_name ? `/g/${encodeURIComponent(slug)}/tafel/${encodeURIComponent(p.table_name)}` : p.order ? `/g/${encodeURIComponent(slug)}/bestelling/${p.order.id}` : `/g/${encodeURIComponent(slug)}/`;
+  // Back to the table's bill by the code this tab came with (the table's name opens nothing: CONTRACT §11).
+  const tableCode = p.purpose === 'table' ? sessionStorage.getItem(`guest.table.${id}`) : null;
+  const back = tableCode ? `/g/${encodeURIComponent(slug)}/tafel/${encodeURIComponent(tableCode)}` : p.order ? `/g/${encodeURIComponent(slug)}/bestelling/${p.order.id}` : `/g/${encodeURIComponent(slug)}/`;
   return html`<main class="page" id="payment-page" data-status=${p.status}>
     <h1>${p.restaurant.name}</h1>
     <p class=${`big-status ${ok ? 'ok' : final(p) ? 'error' : ''}`} id="payment-result">${ok ? t('payment_ok') : final(p) ? t('payment_failed') : t('waiting_payment')}</p>
@@ -280,7 +282,7 @@ function PaymentPage({ slug, id }) {
   </main>`;
 }
 
-// ─── Pay at the table (the table's QR code opens this) ────────────────────────────────────────
+// ─── Pay at the table (the table's QR code opens this; `table` is its public code) ─────────────
 function TablePage({ slug, table }) {
   const [bill, setBill] = useState(null);
   const [error, setError] = useState('');
@@ -304,6 +306,7 @@ function TablePage({ slug, table }) {
     setError('');
     try {
       const r = await api('POST', `/public/tafel/${encodeURIComponent(slug)}/${encodeURIComponent(table)}/pay`, { ...(part ? { amount_cents: cents } : {}), ...(tipCents ? { tip_cents: tipCents } : {}) });
+      sessionStorage.setItem(`guest.table.${r.payment_id}`, table);
       if (r.checkout_url) location.assign(r.checkout_url);
       else go(`/g/${encodeURIComponent(slug)}/betaling/${r.payment_id}`);
     } catch (err) {

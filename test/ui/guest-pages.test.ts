@@ -135,8 +135,16 @@ describeBrowser('guest pages on a phone in Chromium', () => {
   it("pays part of a table's bill from its QR link and sees the rest still open", async () => {
     await api('POST', '/orders', { items: [{ product_id: ids.fish, quantity: 2 }, { product_id: ids.soup, quantity: 2 }], table_id: ids.table }); // € 42,00
     const codes = await api('GET', '/floorplan/qr-codes');
-    const url = codes.zones[0].tables.find((t: { name: string }) => t.name === '5').url as string;
+    const five = codes.zones[0].tables.find((t: { name: string }) => t.name === '5');
+    const url = five.url as string;
+    // The link carries the table's unguessable code, not its name (issue 28 point 4) ...
+    expect(new URL(url).pathname).toBe(`/g/${slug}/tafel/${five.public_code}`);
     const page = await phone();
+    // ... and the name, as an old card had it, shows no bill.
+    await page.goto(`${base}/g/${slug}/tafel/5`);
+    await page.waitForSelector('p.error[role="alert"]');
+    expect(await page.locator('#table-page').count()).toBe(0);
+    expect(await page.content()).not.toMatch(/42,00/);
     await page.goto(url.replace(/^https?:\/\/[^/]+/, base)); // the QR link, on this test server
     await page.waitForSelector('#table-page');
     expect(await page.textContent('#table-open')).toMatch(/42,00/);
@@ -149,6 +157,7 @@ describeBrowser('guest pages on a phone in Chromium', () => {
     await page.click('button[value="betaald"]');
     await page.waitForURL(/\/g\/[^/]+\/betaling\//, { timeout: 10_000 });
     await expect.poll(() => page.textContent('#payment-result'), { timeout: 10_000 }).toMatch(/gelukt/);
+    expect(new URL(await page.locator('#back').evaluate((a) => (a as HTMLAnchorElement).href)).pathname).toBe(`/g/${slug}/tafel/${five.public_code}`);
     await page.click('#back');
     await page.waitForSelector('#table-page');
     await expect.poll(() => page.textContent('#table-open')).toMatch(/22,00/);

@@ -17,6 +17,7 @@ import * as m0015 from './0015_sync_echo.js';
 import * as m0016 from './0016_stock_snapshot_order.js';
 import * as m0017 from './0017_upload_blobs.js';
 import * as m0018 from './0018_menu_depth.js';
+import * as m0019 from './0019_table_public_code.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   '0016_stock_snapshot_order': m0016,
   '0017_upload_blobs': m0017,
   '0018_menu_depth': m0018,
+  '0019_table_public_code': m0019,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

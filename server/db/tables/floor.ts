@@ -27,6 +27,11 @@ export interface FloorTablesTable {
   /** The manual status staff set; null: derived from bills, orders and reservations. */
   status_override: TableStatus | null;
   override_at: string | null;
+  /**
+   * The unguessable code in the table's pay-at-table link and QR code (0019, CONTRACT §11); renewed
+   * by an admin. Null only for a table an appliance one release behind created, until the cloud gives it one.
+   */
+  public_code: string | null;
   created_at: string;
   updated_at: string;
   archived_at: string | null;

@@ -270,12 +270,13 @@ export function createFloorBills(ctx: FloorContext) {
 
   return {
     /**
-     * Pay-at-table (issue 12): the table by name (NOT_FOUND when unknown) and its open bill:
+     * Pay-at-table (issue 12): the table by its `public_code` (CONTRACT §11; by name only when the
+     * restaurant allows it, `byName`), NOT_FOUND when no live table has it, and its open bill:
      * `{ table: {id, name}, orders, total_cents, paid_cents, open_cents, bill_id }`; a table without
      * an open bill answers zeros and `bill_id: null`. Cancelled orders are left out of `orders`.
      */
-    async billForTable(tenantId: string, tableName: string): Promise<TableBill> {
-      const t = await repo.findTableByName(db, tenantId, tableName);
+    async billForTable(tenantId: string, code: string, opts: { byName?: boolean } = {}): Promise<TableBill> {
+      const t = (await repo.findTableByCode(db, tenantId, code)) ?? (opts.byName ? await repo.findTableByName(db, tenantId, code) : undefined);
       if (!t) throw notFound('Tafel');
       const open = await repo.findOpenBill(db, tenantId, t.id);
       if (!open) return { table: { id: t.id, name: t.name }, orders: [], total_cents: 0, paid_cents: 0, open_cents: 0, bill_id: null };

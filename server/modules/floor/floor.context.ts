@@ -58,6 +58,7 @@ export const toTableDto = (r: TableRow): Table => ({
   shape: r.shape,
   reservable: r.reservable === 1,
   status_override: r.status_override,
+  public_code: r.public_code,
   created_at: r.created_at,
   updated_at: r.updated_at,
   archived_at: r.archived_at,

@@ -3,6 +3,7 @@ import { AppError, conflict, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { loadTable, loadZone, tableChange, toTableDto, toZoneDto, zoneChange, type FloorContext } from './floor.context.js';
 import { floorRepository as repo, type TableRow, type ZoneRow } from './floor.repository.js';
+import { newPublicCode } from './floor.rules.js';
 import type { CreateTableInput, CreateZoneInput, PositionsInput, Table, UpdateTableInput, UpdateZoneInput, Zone } from './floor.schemas.js';
 
 /**
@@ -73,6 +74,7 @@ export function createFloorLayout(ctx: FloorContext) {
           reservable: input.reservable === false ? 0 : 1,
           status_override: null,
           override_at: null,
+          public_code: newPublicCode(),
           created_at: w.now,
           updated_at: w.now,
           archived_at: null,
@@ -93,6 +95,21 @@ export function createFloorLayout(ctx: FloorContext) {
           ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
           ...(reservable === undefined ? {} : { reservable: reservable ? 1 : 0 }),
         };
+        const row: TableRow = { ...cur, ...fields, updated_at: w.now };
+        await repo.updateTable(w.trx, row);
+        await w.record(tableChange(row, 'table.updated', fields));
+        return toTableDto(row);
+      });
+    },
+
+    /**
+     * A new pay-at-table code for the table (CONTRACT §11): the old one opens nothing from this
+     * commit on (its QR code must be printed again). Replicates like any field of the table.
+     */
+    async renewPublicCode(tenantId: string, id: string): Promise<Table> {
+      return changes.write(tenantId, async (w) => {
+        const cur = await loadTable(w.trx, tenantId, id);
+        const fields: Partial<TableRow> = { public_code: newPublicCode() };
         const row: TableRow = { ...cur, ...fields, updated_at: w.now };
         await repo.updateTable(w.trx, row);
         await w.record(tableChange(row, 'table.updated', fields));

@@ -1,5 +1,5 @@
 import { anySettled, closeSettled, type FloorBills } from './floor.bills.js';
-import type { FloorContext } from './floor.context.js';
+import { tableChange, type FloorContext } from './floor.context.js';
 import { floorRepository as repo } from './floor.repository.js';
 import { computeStatuses, refresh } from './floor.status.js';
 
@@ -12,6 +12,27 @@ export function createFloorRefresh(ctx: FloorContext, bills: Pick<FloorBills, 'r
   const { db, changes, clock } = ctx;
   /** Whether this process ran repairPaidBills already (refreshStatuses runs it once). */
   let repairDone = false;
+  let codesDone = false;
+
+  /**
+   * Migration 0019 drew a pay-at-table code for each existing table on this node and left a note per
+   * restaurant; here (once) those codes become table changes, so they replicate like a renewal: every
+   * node announces its own, and the one the cloud applies last is every node's code. The note is
+   * removed in the same transaction, so the codes are announced once (also with several cloud nodes).
+   */
+  async function announceMigratedCodes(): Promise<void> {
+    const notes = await db.selectFrom('meta').select('key').where('key', 'like', 'floor.announce_codes:%').execute();
+    for (const { key } of notes) {
+      const tenantId = key.slice('floor.announce_codes:'.length);
+      await changes.write(tenantId, async (w) => {
+        const gone = await w.trx.deleteFrom('meta').where('key', '=', key).executeTakeFirst();
+        if (Number(gone.numDeletedRows) !== 1) return;
+        for (const t of await repo.listTables(w.trx, tenantId, true)) {
+          if (t.public_code) await w.record(tableChange(t, 'table.updated', { public_code: t.public_code }));
+        }
+      });
+    }
+  }
 
   async function refreshTenant(tenantId: string): Promise<void> {
     const tables = await repo.listTables(db, tenantId);
@@ -39,6 +60,10 @@ export function createFloorRefresh(ctx: FloorContext, bills: Pick<FloorBills, 'r
       // paid whose orders were left unpaid (repairPaidBills). A failure is thrown (and logged by the
       // scheduler) after the statuses were refreshed, and not tried again until the next start.
       let repairFailed: unknown;
+      if (!codesDone) {
+        await announceMigratedCodes();
+        codesDone = true;
+      }
       if (!repairDone) {
         repairDone = true;
         try {
@@ -57,5 +82,6 @@ export function createFloorRefresh(ctx: FloorContext, bills: Pick<FloorBills, 'r
     },
 
     refreshTenant,
+    announceMigratedCodes,
   };
 }

@@ -62,6 +62,15 @@ export const floorRepository = {
           .executeTakeFirstOrThrow()
       ).n,
     ),
+  /** The live table whose pay-at-table code this is (codes are lower case; a guest may type capitals). */
+  findTableByCode: (db: Executor, tenantId: string, code: string) =>
+    db
+      .selectFrom('floor_tables')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('archived_at', 'is', null)
+      .where('public_code', '=', code.trim().toLowerCase())
+      .executeTakeFirst(),
   insertTable: (db: Executor, row: TableRow) => db.insertInto('floor_tables').values(row).execute(),
   updateTable: (db: Executor, row: TableRow) => db.updateTable('floor_tables').set(row).where('tenant_id', '=', row.tenant_id).where('id', '=', row.id).execute(),
   /** Tenants that have a live table (the status job's work list). */

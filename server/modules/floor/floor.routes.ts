@@ -93,6 +93,19 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
     },
     async (request) => floor.updateTable(tenant(request), request.params.id, request.body),
   );
+  app.post(
+    '/floorplan/tables/:id/new-code',
+    {
+      preHandler: app.requireAdmin,
+      schema: {
+        tags,
+        summary: "Renew the table's pay-at-table code (public_code, CONTRACT §11): the old code and its printed QR code open nothing from now on (404); print the table's QR code again",
+        params: IdParams,
+        response: { 200: Table, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => floor.renewPublicCode(tenant(request), request.params.id),
+  );
   app.delete(
     '/floorplan/tables/:id',
     {

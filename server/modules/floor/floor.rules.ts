@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { stableId } from '../../shared/ids.js';
 import type { TableStatus } from './floor.schemas.js';
 
@@ -15,6 +16,16 @@ const NAMESPACE = '0b8e6a52-6f0e-4d3c-9d55-1f3c2f0c1a11';
  * test/server/shared/ids.test.ts).
  */
 export const floorId = (...parts: string[]): string => stableId(NAMESPACE, ...parts);
+
+/**
+ * A table's `public_code` (CONTRACT §11): 16 characters from 32 that cannot be mistaken for one
+ * another when typed from a card (no l, o, 0, 1), so 80 random bits. The pay-at-table link and the
+ * QR code carry it; the table's name (guessable) does not open its bill.
+ */
+export const PUBLIC_CODE_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
+export const PUBLIC_CODE_LENGTH = 16;
+export const newPublicCode = (): string => Array.from(crypto.randomBytes(PUBLIC_CODE_LENGTH), (b) => PUBLIC_CODE_ALPHABET[b & 31]).join('');
+export const PUBLIC_CODE_PATTERN = /^[a-km-np-z2-9]{16}$/;
 
 export interface StatusInputs {
   override: TableStatus | null;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Order } from '../orders/orders.schemas.js';
 import '../../shared/validation.js';
+import { PUBLIC_CODE_PATTERN } from './floor.rules.js';
 
 export const TABLE_STATUSES = ['vrij', 'bezet', 'gereserveerd'] as const;
 export const TableStatus = z.enum(TABLE_STATUSES);
@@ -24,6 +25,13 @@ export const UpdateZoneBody = CreateZoneBody.partial().strict();
 export type UpdateZoneInput = z.infer<typeof UpdateZoneBody>;
 
 // ── Tables ──────────────────────────────────────────────────────────────────────────────────────
+const PublicCode = z
+  .string()
+  .nullable()
+  .meta({
+    description:
+      "The table's unguessable code in its pay-at-table link (/g/:slug/tafel/:public_code) and QR code (CONTRACT §11); POST /floorplan/tables/:id/new-code renews it. Null only for a table an older appliance made, until the cloud gives it one.",
+  });
 export const Table = z
   .object({
     id: z.string(),
@@ -35,6 +43,7 @@ export const Table = z
     shape: z.enum(TABLE_SHAPES),
     reservable: z.boolean(),
     status_override: TableStatus.nullable(),
+    public_code: PublicCode,
     created_at: z.string(),
     updated_at: z.string(),
     archived_at: z.string().nullable(),
@@ -81,6 +90,7 @@ export const FloorTable = z
     x: z.number().int(),
     y: z.number().int(),
     shape: z.enum(TABLE_SHAPES),
+    public_code: PublicCode,
     status: TableStatus,
     manual: z.boolean().meta({ description: 'true while a manual status set by staff overrides the derived one' }),
     bill: z.object({ id: z.string(), total_cents: z.number().int(), open_cents: z.number().int() }).nullable(),
@@ -164,6 +174,8 @@ export const TableRow = z.object({
   reservable: z.union([z.literal(0), z.literal(1)]),
   status_override: TableStatus.nullable(),
   override_at: IsoTs.nullable(),
+  // Optional: a node one release behind (before 0019) sends tables without it.
+  public_code: z.string().regex(PUBLIC_CODE_PATTERN).nullable().optional(),
   created_at: IsoTs,
   updated_at: IsoTs,
   archived_at: IsoTs.nullable(),

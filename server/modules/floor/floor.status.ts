@@ -95,6 +95,7 @@ export function createFloorStatus(ctx: FloorContext) {
                 x: t.x,
                 y: t.y,
                 shape: t.shape,
+                public_code: t.public_code,
                 status: s.status,
                 manual: s.manual,
                 bill: fam ? { id: fam.root.id, total_cents: fam.figures.total_cents, open_cents: fam.figures.open_cents } : null,

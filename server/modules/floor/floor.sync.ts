@@ -5,6 +5,7 @@ import type { BillPaymentsTable, BillRoundsTable, BillsTable, FloorTablesTable, 
 import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
 import { preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { newPublicCode } from './floor.rules.js';
 import { BillRow, PaymentRow, RoundRow, TableRow, TableStatus, ZoneRow } from './floor.schemas.js';
 
 /**
@@ -23,7 +24,7 @@ import { BillRow, PaymentRow, RoundRow, TableRow, TableStatus, ZoneRow } from '.
 
 const ZONE_COLUMNS = ['id', 'tenant_id', 'name', 'position', 'created_at', 'updated_at', 'archived_at'] as const satisfies readonly (keyof FloorZonesTable)[];
 const TABLE_COLUMNS = [
-  'id', 'tenant_id', 'zone_id', 'name', 'seats', 'x', 'y', 'shape', 'reservable', 'status_override', 'override_at', 'created_at', 'updated_at', 'archived_at',
+  'id', 'tenant_id', 'zone_id', 'name', 'seats', 'x', 'y', 'shape', 'reservable', 'status_override', 'override_at', 'public_code', 'created_at', 'updated_at', 'archived_at',
 ] as const satisfies readonly (keyof FloorTablesTable)[];
 
 const Fields = z.record(z.string(), z.unknown()).optional();
@@ -114,6 +115,9 @@ const tableDescriptor: EntityDescriptor = {
     const current = await sameTenant(trx, 'floor_tables', change.entity_id, change.tenant_id);
     const next = mergeRow(current, { ...p.table, tenant_id: change.tenant_id }, p.fields, TABLE_COLUMNS, ctx) as unknown as FloorTablesTable;
     if (ctx.mode === 'merge') await assertTenantRef(trx, 'floor_zones', next.zone_id, change.tenant_id, 'De zone van deze tafel', ctx.batch);
+    // A node one release behind (before 0019) sends tables without a pay-at-table code: the code this
+    // node has stays, and the cloud gives a table that has none one (it reaches the appliances with this change).
+    if (!next.public_code) next.public_code = (current?.public_code as string | null | undefined) ?? (ctx.side === 'cloud' ? newPublicCode() : null);
     let conflict: string | undefined;
     if (!next.archived_at && (!current || current.name !== next.name)) {
       const holder = await nameHolder(trx, change.tenant_id, next.name, next.id);

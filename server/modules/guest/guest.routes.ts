@@ -7,17 +7,17 @@ import type { GuestService } from './guest.service.js';
 const TableCodes = z
   .object({
     restaurant: z.object({ name: z.string(), slug: z.string() }),
-    zones: z.array(z.object({ name: z.string(), tables: z.array(z.object({ id: z.string(), name: z.string(), url: z.string(), qr_png: z.string().meta({ description: 'PNG data URL of the QR code' }) })) })),
+    zones: z.array(z.object({ name: z.string(), tables: z.array(z.object({ id: z.string(), name: z.string(), public_code: z.string(), url: z.string(), qr_png: z.string().meta({ description: 'PNG data URL of the QR code' }) })) })),
   })
   .meta({ id: 'TableQrCodes' });
 
-/** Admin: the QR codes that put each table's pay page (/g/:slug/tafel/:tafel) on the table. */
+/** Admin: the QR codes that put each table's pay page (/g/:slug/tafel/:public_code) on the table. */
 export const guestRoutes: FastifyPluginAsyncZod<{ guest: GuestService }> = async (app, { guest }) => {
   const tags = ['Gastpagina’s'];
   const origin = (request: { protocol: string; host: string }) => `${request.protocol}://${request.host}`;
   app.get(
     '/floorplan/qr-codes',
-    { preHandler: app.requireAdmin, schema: { tags, summary: "Every table's pay-at-table URL and its QR code (PNG data URL); PUBLIC_BASE_URL when set, else this server's address", response: { 200: TableCodes, ...errors(401, 403) } } },
+    { preHandler: app.requireAdmin, schema: { tags, summary: "Every table's pay-at-table URL (with its public_code, never its name) and its QR code (PNG data URL); PUBLIC_BASE_URL when set, else this server's address. POST /floorplan/tables/:id/new-code renews a code", response: { 200: TableCodes, ...errors(401, 403) } } },
     async (request) => guest.tableCodes(sessionOf(request).tenantId, origin(request)),
   );
   app.get(

@@ -4,9 +4,12 @@ import { notFound } from '../../shared/errors.js';
 import type { FloorService } from '../floor/floor.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 
-/** The guest page a table's QR code opens: its bill, to pay at the table (issue 15). */
-export const tablePayUrl = (baseUrl: string, slug: string, tableName: string) =>
-  `${baseUrl.replace(/\/+$/, '')}/g/${encodeURIComponent(slug)}/tafel/${encodeURIComponent(tableName)}`;
+/**
+ * The guest page a table's QR code opens: its bill, to pay at the table (issue 15). It carries the
+ * table's unguessable `public_code`, never its name (CONTRACT §11, issue 28 point 4).
+ */
+export const tablePayUrl = (baseUrl: string, slug: string, publicCode: string) =>
+  `${baseUrl.replace(/\/+$/, '')}/g/${encodeURIComponent(slug)}/tafel/${encodeURIComponent(publicCode)}`;
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -26,7 +29,10 @@ export function createGuestService(deps: { config: { publicBaseUrl?: string }; t
   });
   const qrPng = async (url: string): Promise<string> => (await codes.fetch(url))!;
   return {
-    /** Every live table with its pay URL and QR code (PNG data URL), zone by zone. */
+    /**
+     * Every live table with its pay URL and QR code (PNG data URL), zone by zone. A table without a
+     * code yet (made by an appliance one release behind, until the cloud gives it one) is left out.
+     */
     async tableCodes(tenantId: string, requestOrigin: string) {
       const tenant = await tenants.byId(tenantId);
       if (!tenant) throw notFound('Restaurant');
@@ -36,8 +42,9 @@ export function createGuestService(deps: { config: { publicBaseUrl?: string }; t
       for (const z of plan.zones) {
         const tables = [];
         for (const t of z.tables) {
-          const url = tablePayUrl(base, tenant.slug, t.name);
-          tables.push({ id: t.id, name: t.name, url, qr_png: await qrPng(url) });
+          if (!t.public_code) continue;
+          const url = tablePayUrl(base, tenant.slug, t.public_code);
+          tables.push({ id: t.id, name: t.name, public_code: t.public_code, url, qr_png: await qrPng(url) });
         }
         zones.push({ name: z.name, tables });
       }

@@ -20,7 +20,7 @@ export const PAUSED_MESSAGE = 'Dit restaurant neemt op dit moment geen online be
 
 /** What pay-at-table needs from the floor plan (server/modules/floor, issue 11). */
 export interface TableBills {
-  billForTable(tenantId: string, tableName: string): Promise<{ table: { id: string; name: string }; orders: Order[]; total_cents: number; paid_cents: number; open_cents: number; bill_id: string | null }>;
+  billForTable(tenantId: string, code: string, opts?: { byName?: boolean }): Promise<{ table: { id: string; name: string }; orders: Order[]; total_cents: number; paid_cents: number; open_cents: number; bill_id: string | null }>;
 }
 
 const TYPE_LABEL: Record<PublicOrderInput['type'], string> = { pickup: 'Afhalen', delivery: 'Bezorgen', table: 'Aan tafel' };
@@ -46,6 +46,9 @@ export function createPublicOrdersService(deps: {
 }) {
   const { db, changes, clock, config, tenants, menu, orders, payments, sync } = deps;
   let tables = deps.tables;
+
+  /** Whether the restaurant still lets a table's name open its bill (setting `tafel_by_name`, default false). */
+  const byName = async (tenantId: string) => ({ byName: (await tenants.cachedSettings(tenantId)).tafel_by_name });
 
   async function tenantBySlug(slug: string) {
     const t = await tenants.bySlug(slug);
@@ -153,7 +156,8 @@ export function createPublicOrdersService(deps: {
       if (input.type === 'table') {
         if (!tables) throw invalidField('type', "'table' is bij dit restaurant niet mogelijk.");
         try {
-          tableId = (await tables.billForTable(t.id, input.table!)).table.id;
+          // The guest types the table's name here (or its code): placing an order shows no bill.
+          tableId = (await tables.billForTable(t.id, input.table!, { byName: true })).table.id;
         } catch (err) {
           if (isAppError(err) && err.code === 'NOT_FOUND') throw invalidField('table', 'is geen tafel van dit restaurant.');
           throw err;
@@ -268,11 +272,14 @@ export function createPublicOrdersService(deps: {
       };
     },
 
-    /** Pay-at-table: the table's open bill as a guest may see it. */
-    async tableBill(slug: string, tableName: string): Promise<PublicTableBill> {
+    /**
+     * Pay-at-table: the table's open bill as a guest may see it. `code` is the table's `public_code`
+     * (CONTRACT §11); its name (guessable) opens nothing unless the restaurant set `tafel_by_name`.
+     */
+    async tableBill(slug: string, code: string): Promise<PublicTableBill> {
       const t = await tenantBySlug(slug);
       if (!tables) throw notFound('Tafel');
-      const bill = await tables.billForTable(t.id, tableName);
+      const bill = await tables.billForTable(t.id, code, await byName(t.id));
       return {
         table: { name: bill.table.name },
         orders: bill.orders.map((o) => ({
@@ -291,10 +298,11 @@ export function createPublicOrdersService(deps: {
      * Pay-at-table: a payment of part or all of what is open (never more, counting payments still
      * open for the bill), plus an optional tip, through the active provider.
      */
-    async payTable(slug: string, tableName: string, input: { amount_cents?: number; tip_cents?: number }, requestOrigin: string): Promise<{ payment_id: string; checkout_url: string | null }> {
+    async payTable(slug: string, code: string, input: { amount_cents?: number; tip_cents?: number }, requestOrigin: string): Promise<{ payment_id: string; checkout_url: string | null }> {
       const t = await tenantBySlug(slug);
       if (!tables) throw notFound('Tafel');
-      const bill = await tables.billForTable(t.id, tableName);
+      const opts = await byName(t.id);
+      const bill = await tables.billForTable(t.id, code, opts);
       if (!bill.bill_id || bill.open_cents <= 0) throw conflict('Er staat voor deze tafel niets open om te betalen.');
       const billId = bill.bill_id;
       const amount = input.amount_cents ?? bill.open_cents;
@@ -308,7 +316,7 @@ export function createPublicOrdersService(deps: {
         tipCents: input.tip_cents ?? 0,
         openCents: bill.open_cents,
         recheckOpen: async () => {
-          const now = await tables!.billForTable(t.id, tableName);
+          const now = await tables!.billForTable(t.id, code, opts);
           return now.bill_id === billId ? now.open_cents : 0;
         },
       });

@@ -77,12 +77,14 @@ describe('tables (admin, CONTRACT §16)', () => {
     const res = await t.req({ method: 'POST', url: '/api/v1/floorplan/tables', cookie: admin, payload: { zone_id: floor.terras.id, name: 'T4', seats: 2, x: 50, y: 60, shape: 'square' } });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ zone_id: floor.terras.id, name: 'T4', seats: 2, x: 50, y: 60, shape: 'square', reservable: true, status_override: null });
+    // Its pay-at-table code (CONTRACT §11): 16 characters of 32, 80 random bits.
+    expect(res.json().public_code).toMatch(/^[a-km-np-z2-9]{16}$/);
     const plan = await t.req({ method: 'GET', url: '/api/v1/floorplan', cookie: staff });
     expect(plan.statusCode).toBe(200);
     const body = plan.json();
     expect(body.zones.map((z: { name: string }) => z.name)).toEqual(['binnen', 'terras']);
     expect(body.zones[1].tables.find((x: { name: string }) => x.name === 'T4')).toEqual({
-      id: res.json().id, name: 'T4', seats: 2, x: 50, y: 60, shape: 'square', status: 'vrij', manual: false, bill: null, reservation: null,
+      id: res.json().id, name: 'T4', seats: 2, x: 50, y: 60, shape: 'square', public_code: res.json().public_code, status: 'vrij', manual: false, bill: null, reservation: null,
     });
     expect((await t.req({ method: 'GET', url: '/api/v1/floorplan' })).statusCode).toBe(401);
   });

@@ -48,7 +48,7 @@ describe('live table status (CONTRACT §10): the status table', () => {
     const s = await setup();
     const o = (await order(s, s.floor.t2.id)).json();
     await patchOrder(s, o.id, { payment_status: 'paid' });
-    expect((await s.t.services.floor.billForTable(s.r.id, 'T2')).bill_id).toBeNull();
+    expect((await s.t.services.floor.billForTable(s.r.id, 'T2', { byName: true })).bill_id).toBeNull();
     expect((await statuses(s.t, s.staff)).T2).toBe('bezet');
     await advance(s, o.id, 'ready');
     expect((await statuses(s.t, s.staff)).T2).toBe('bezet');
@@ -258,12 +258,12 @@ describe('bills (one per table; pay-at-table reads them)', () => {
   it('billForTable and recordBillPayment, the services pay-at-table (issue 12) calls', async () => {
     const s = await setup();
     const { floor } = s.t.services;
-    await expect(floor.billForTable(s.r.id, 'T99')).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Tafel niet gevonden.' });
-    expect(await floor.billForTable(s.r.id, 't1')).toEqual({ table: { id: s.floor.t1.id, name: 'T1' }, orders: [], total_cents: 0, paid_cents: 0, open_cents: 0, bill_id: null });
+    await expect(floor.billForTable(s.r.id, 'T99', { byName: true })).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Tafel niet gevonden.' });
+    expect(await floor.billForTable(s.r.id, 't1', { byName: true })).toEqual({ table: { id: s.floor.t1.id, name: 'T1' }, orders: [], total_cents: 0, paid_cents: 0, open_cents: 0, bill_id: null });
     const o = (await order(s, s.floor.t1.id)).json();
     const cancelled = (await order(s, s.floor.t1.id)).json();
     await patchOrder(s, cancelled.id, { status: 'cancelled' });
-    const view = await floor.billForTable(s.r.id, 'T1');
+    const view = await floor.billForTable(s.r.id, 'T1', { byName: true });
     expect(view).toMatchObject({ table: { name: 'T1' }, total_cents: 2050, paid_cents: 0, open_cents: 2050, bill_id: expect.any(String) });
     expect(view.orders.map((x) => x.id)).toEqual([o.id]);
 

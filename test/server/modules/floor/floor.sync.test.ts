@@ -52,7 +52,7 @@ describe('sync: floor plan and bills', () => {
     for (const side of [cloud, appliance]) {
       const bills = await side.handle.db.selectFrom('bills').selectAll().where('tenant_id', '=', tenant.id).execute();
       expect(bills.map((b) => b.status)).toEqual(['open']);
-      const view = await side.services.floor.billForTable(tenant.id, 'T1');
+      const view = await side.services.floor.billForTable(tenant.id, 'T1', { byName: true });
       expect(view.orders.map((o) => o.id).sort()).toEqual([web.id, pos.id].sort());
       expect(view.total_cents).toBe(2900);
     }
@@ -77,7 +77,7 @@ describe('sync: floor plan and bills', () => {
       expect(view.merged_bills).toEqual([local.id]);
       expect(view.orders.map((o) => o.id).sort()).toEqual([pos.id, web.id].sort());
       expect(view).toMatchObject({ total_cents: 1450 * 3, paid_cents: 500, open_cents: 1450 * 3 - 500 });
-      expect((await side.services.floor.billForTable(tenant.id, 'T2')).bill_id).toBe(known.id);
+      expect((await side.services.floor.billForTable(tenant.id, 'T2', { byName: true })).bill_id).toBe(known.id);
     }
     // The appliance shows it among its sync conflicts; the cloud recorded it against the op.
     const status = await appliance.app.inject({ method: 'GET', url: '/api/v1/sync/status', headers: { cookie: await staffCookie(appliance, tenant) } });

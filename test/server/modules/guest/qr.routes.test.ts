@@ -3,7 +3,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { createTestApp } from '../../../helpers/app.js';
 import { decodeQrPng } from '../../../helpers/qr.js';
 
-/** The table QR codes (issue 15): each decodes to its table's pay page on the guest pages. */
+/**
+ * The table QR codes (issue 15): each decodes to its table's pay page on the guest pages, by the
+ * table's unguessable public_code and never by its name (issue 28 point 4).
+ */
 describe('table QR codes', () => {
   async function setup(env: Record<string, string> = {}) {
     const t = await createTestApp({ env });
@@ -23,26 +26,32 @@ describe('table QR codes', () => {
     const { t, r, admin } = await setup();
     const res = await t.req({ method: 'GET', url: '/api/v1/floorplan/qr-codes', cookie: admin, headers: { host: 'kassa.local:8080' } });
     expect(res.statusCode).toBe(200);
-    const body = res.json() as { restaurant: { slug: string }; zones: Array<{ name: string; tables: Array<{ name: string; url: string; qr_png: string }> }> };
+    const body = res.json() as { restaurant: { slug: string }; zones: Array<{ name: string; tables: Array<{ id: string; name: string; public_code: string; url: string; qr_png: string }> }> };
     const tables = body.zones.flatMap((z) => z.tables);
     expect(tables.map((x) => x.name).sort()).toEqual(['1', 'Bar 2', 'T3']);
+    const plan = (await t.req({ method: 'GET', url: '/api/v1/floorplan', cookie: admin })).json() as { zones: Array<{ tables: Array<{ id: string; public_code: string }> }> };
+    const codeOf = new Map(plan.zones.flatMap((z) => z.tables).map((x) => [x.id, x.public_code]));
     for (const table of tables) {
-      expect(table.url).toBe(`http://kassa.local:8080/g/${r.slug}/tafel/${encodeURIComponent(table.name)}`);
+      expect(table.public_code).toMatch(/^[a-km-np-z2-9]{16}$/);
+      expect(table.public_code).toBe(codeOf.get(table.id));
+      expect(table.url).toBe(`http://kassa.local:8080/g/${r.slug}/tafel/${table.public_code}`);
       expect(decodeQrPng(dataUrlPng(table.qr_png))).toBe(table.url);
     }
+    expect(new Set(tables.map((x) => x.public_code)).size).toBe(3);
     const sheet = await t.req({ method: 'GET', url: '/api/v1/floorplan/qr-sheet', cookie: admin, headers: { host: 'kassa.local:8080' } });
     expect(sheet.statusCode).toBe(200);
     expect(sheet.headers['content-type']).toMatch(/text\/html/);
     const images = [...sheet.body.matchAll(/<figure class="card" data-table="([^"]+)"><img src="(data:image\/png;base64,[^"]+)"/g)];
     expect(images.map((m) => m[1]).sort()).toEqual(['1', 'Bar 2', 'T3']);
-    for (const [, name, src] of images) expect(decodeQrPng(dataUrlPng(src!))).toBe(`http://kassa.local:8080/g/${r.slug}/tafel/${encodeURIComponent(name!)}`);
+    const byName = new Map(tables.map((x) => [x.name, x.public_code]));
+    for (const [, name, src] of images) expect(decodeQrPng(dataUrlPng(src!))).toBe(`http://kassa.local:8080/g/${r.slug}/tafel/${byName.get(name!)}`);
   });
 
   it('uses PUBLIC_BASE_URL when the operator set it (the cloud behind its domain)', async () => {
     const { t, r, admin } = await setup({ PUBLIC_BASE_URL: 'https://bestel.example.nl' });
     const body = (await t.req({ method: 'GET', url: '/api/v1/floorplan/qr-codes', cookie: admin })).json();
     const first = body.zones[0].tables[0];
-    expect(first.url).toBe(`https://bestel.example.nl/g/${r.slug}/tafel/1`);
+    expect(first.url).toBe(`https://bestel.example.nl/g/${r.slug}/tafel/${first.public_code}`);
     expect(decodeQrPng(dataUrlPng(first.qr_png))).toBe(first.url);
   });
 
@@ -60,7 +69,7 @@ describe('table QR codes', () => {
 
 /** Issue 28 point 10: the QR pages took ≈ 1 s a request (8 at once: > 5 s); codes are rendered once and cached. */
 describe('issue 28 point 10: table QR codes are rendered once', () => {
-  it('eight sheets at once and the codes list after them render each table’s code once; a renamed table renders only its new code', async () => {
+  it('eight sheets at once and the codes list after them render each table’s code once; a renamed table keeps its code, a renewed code renders only itself', async () => {
     const t = await createTestApp();
     const r = await t.seedTenant();
     const admin = await r.adminCookie();
@@ -76,6 +85,9 @@ describe('issue 28 point 10: table QR codes are rendered once', () => {
     expect((await t.req({ method: 'GET', url: '/api/v1/floorplan/qr-codes', cookie: admin })).statusCode).toBe(200);
     expect(render).toHaveBeenCalledTimes(6);
     expect((await t.req({ method: 'PATCH', url: `/api/v1/floorplan/tables/${tables[0].id}`, cookie: admin, payload: { name: '1a' } })).statusCode).toBe(200);
+    expect((await t.req({ method: 'GET', url: '/api/v1/floorplan/qr-codes', cookie: admin })).statusCode).toBe(200);
+    expect(render).toHaveBeenCalledTimes(6);
+    expect((await t.req({ method: 'POST', url: `/api/v1/floorplan/tables/${tables[0].id}/new-code`, cookie: admin })).statusCode).toBe(200);
     const after = (await t.req({ method: 'GET', url: '/api/v1/floorplan/qr-codes', cookie: admin })).json();
     expect(render).toHaveBeenCalledTimes(7);
     const renamed = after.zones[0].tables.find((x: { name: string }) => x.name === '1a');

@@ -3,13 +3,18 @@ import { callback, countChanges, countRows, guest, payWorld, publicOrder, type P
 import { conflict } from '../../../../server/shared/errors.js';
 import type { ChangeRecord } from '../../../../server/db/change-log.js';
 
+/** Each world's tables' pay-at-table codes by name (the links carry the code, CONTRACT §11). */
+const codes = new WeakMap<PayWorld, Record<string, string>>();
+const code = (w: PayWorld, name: string) => codes.get(w)?.[name] ?? name;
+
 /** Two tables; T1 gets two staff orders (2 × Friet + Burger = 22,40 and a Cola = 3,00: 25,40 open). */
 async function tableWorld(opts: { mollie?: boolean } = { mollie: true }) {
   const w = await payWorld(opts);
   const floor = w.t.services.floor;
   const zone = await floor.createZone(w.r.id, { name: 'binnen', position: 0 });
   const t1 = await floor.createTable(w.r.id, { zone_id: zone.id, name: 'T1', seats: 4, x: 10, y: 10 });
-  await floor.createTable(w.r.id, { zone_id: zone.id, name: 'T2', seats: 2, x: 100, y: 10 });
+  const t2 = await floor.createTable(w.r.id, { zone_id: zone.id, name: 'T2', seats: 2, x: 100, y: 10 });
+  codes.set(w, { T1: t1.public_code!, T2: t2.public_code! });
   const orders = [];
   for (const items of [[{ product_id: w.menu.friet.id, quantity: 2 }, { product_id: w.menu.burger.id, quantity: 1 }], [{ product_id: w.menu.cola.id, quantity: 1 }]]) {
     const res = await w.t.req({ method: 'POST', url: '/api/v1/orders', cookie: w.staff, payload: { items, table_id: t1.id, customer: { phone: guest.phone } } });
@@ -19,11 +24,12 @@ async function tableWorld(opts: { mollie?: boolean } = { mollie: true }) {
   return { w, t1, orders };
 }
 
-const pay = (w: PayWorld, body: unknown, table = 'T1', slug = w.r.slug) => w.t.req({ method: 'POST', url: `/api/v1/public/tafel/${slug}/${table}/pay`, payload: body as object });
-const bill = async (w: PayWorld, table = 'T1') => (await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${w.r.slug}/${table}` })).json();
+/** Pays at the table named `table` by its code (a name that is not a table's is sent as it is). */
+const pay = (w: PayWorld, body: unknown, table = 'T1', slug = w.r.slug) => w.t.req({ method: 'POST', url: `/api/v1/public/tafel/${slug}/${code(w, table)}/pay`, payload: body as object });
+const bill = async (w: PayWorld, table = 'T1') => (await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${w.r.slug}/${code(w, table)}` })).json();
 
 describe('pay-at-table: GET /public/tafel/:slug/:tafel', () => {
-  it('the open bill by the table’s name, as a guest may see it', async () => {
+  it('the open bill by the table’s public code, as a guest may see it', async () => {
     const { w } = await tableWorld();
     const b = await bill(w);
     expect(b).toMatchObject({ table: { name: 'T1' }, total_cents: 2540, paid_cents: 0, open_cents: 2540 });
@@ -35,7 +41,63 @@ describe('pay-at-table: GET /public/tafel/:slug/:tafel', () => {
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ code: 'NOT_FOUND', error: 'Tafel niet gevonden.' });
     const other = await w.t.seedTenant();
-    expect((await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${other.slug}/T1` })).statusCode).toBe(404);
+    expect((await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${other.slug}/${code(w, 'T1')}` })).statusCode).toBe(404);
+  });
+});
+
+describe('issue 28 point 4: a table’s name opens nothing, its code does, and a renewed code replaces it at once', () => {
+  const byName = (w: PayWorld, name: string, suffix = '') => w.t.req({ method: suffix ? 'POST' : 'GET', url: `/api/v1/public/tafel/${w.r.slug}/${name}${suffix}`, ...(suffix ? { payload: {} } : {}) });
+
+  it('the table’s name (any case) is 404 for the bill and for paying, and starts no payment', async () => {
+    const { w } = await tableWorld();
+    for (const name of ['T1', 't1', 'T2']) {
+      const read = await byName(w, name);
+      expect(read.statusCode).toBe(404);
+      expect(read.json()).toEqual({ code: 'NOT_FOUND', error: 'Tafel niet gevonden.' });
+      expect((await byName(w, name, '/pay')).statusCode).toBe(404);
+    }
+    expect(await countRows(w.t, 'payments', w.r.id)).toBe(0);
+    // The code: 16 characters of 32 (80 bits), one per table; a guest may type it in capitals.
+    expect(code(w, 'T1')).toMatch(/^[a-km-np-z2-9]{16}$/);
+    expect(code(w, 'T1')).not.toBe(code(w, 'T2'));
+    expect((await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${w.r.slug}/${code(w, 'T1').toUpperCase()}` })).json()).toMatchObject({ table: { name: 'T1' }, open_cents: 2540 });
+  });
+
+  it('an admin renews the code: the old one is 404 at once (bill and pay), the new one works, staff see it on the floor plan; staff may not renew', async () => {
+    const { w, t1 } = await tableWorld();
+    const old = code(w, 'T1');
+    const admin = w.admin;
+    const denied = await w.t.req({ method: 'POST', url: `/api/v1/floorplan/tables/${t1.id}/new-code`, cookie: w.staff });
+    expect(denied.statusCode).toBe(403);
+    expect((await bill(w)).open_cents).toBe(2540);
+    const res = await w.t.req({ method: 'POST', url: `/api/v1/floorplan/tables/${t1.id}/new-code`, cookie: admin });
+    expect(res.statusCode).toBe(200);
+    const fresh = res.json().public_code as string;
+    expect(fresh).toMatch(/^[a-km-np-z2-9]{16}$/);
+    expect(fresh).not.toBe(old);
+    expect(res.json()).toMatchObject({ id: t1.id, name: 'T1' });
+    const gone = await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${w.r.slug}/${old}` });
+    expect(gone.statusCode).toBe(404);
+    expect((await w.t.req({ method: 'POST', url: `/api/v1/public/tafel/${w.r.slug}/${old}/pay`, payload: {} })).statusCode).toBe(404);
+    expect(await countRows(w.t, 'payments', w.r.id)).toBe(0);
+    expect((await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${w.r.slug}/${fresh}` })).json()).toMatchObject({ table: { name: 'T1' }, open_cents: 2540 });
+    const plan = (await w.t.req({ method: 'GET', url: '/api/v1/floorplan', cookie: w.staff })).json() as { zones: Array<{ tables: Array<{ id: string; public_code: string }> }> };
+    expect(plan.zones[0]!.tables.find((x) => x.id === t1.id)!.public_code).toBe(fresh);
+    // The renewal is a table change like any other (it replicates: floor.sync.ts).
+    expect(await countChanges(w.t, w.r.id, 'table.updated', t1.id)).toBe(1);
+    const unknown = await w.t.req({ method: 'POST', url: '/api/v1/floorplan/tables/00000000-0000-4000-8000-000000000000/new-code', cookie: admin });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({ code: 'NOT_FOUND', error: 'Tafel niet gevonden.' });
+  });
+
+  it('a restaurant that turned on tafel_by_name (cards printed before the codes) still opens a bill by name', async () => {
+    const { w } = await tableWorld();
+    const admin = w.admin;
+    expect((await w.t.req({ method: 'GET', url: '/api/v1/settings', cookie: admin })).json().tafel_by_name).toBe(false);
+    expect((await w.t.req({ method: 'PATCH', url: '/api/v1/settings', cookie: admin, payload: { tafel_by_name: true } })).statusCode).toBe(200);
+    const read = await byName(w, 't1');
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toMatchObject({ table: { name: 'T1' }, open_cents: 2540 });
   });
 });
 
