@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document as a partner needs it, from what @fastify/swagger and the zod type
  * provider generate (server/plugins/openapi.ts): a stable operationId per operation, a description
  * per answer instead of "Default Response", the real media types (HTML pages, PDF, CSV, images; every
- * error is JSON), the refusals every operation can give (400, 413, 414, 429) in the error shape,
+ * error is JSON), the refusals every operation can give (400, 401, 403, 413, 414, 429) in the error shape,
  * and no unused or self-identifying schema clutter. Redocly's recommended rules and a generated
  * client (openapi-typescript) check the result in test/server/openapi-quality.test.ts.
  *
@@ -34,6 +34,8 @@ interface Operation extends Json {
   responses: Record<string, Json & { content?: Record<string, Json>; headers?: Record<string, Json> }>;
   'x-media'?: Record<string, string[]>;
   'x-rate-limit'?: boolean;
+  /** Who may call it (server/plugins/guards.ts): public, session, admin, syncKey, api-key:<scope>. */
+  'x-access'?: string;
 }
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -125,6 +127,9 @@ function refineOperation(method: string, path: string, op: Operation, components
   if (hasPathParams) implied.push('414'); // a path segment over 100 characters (app.ts); 404 is the route's to declare
   if (op.requestBody) implied.push('413'); // over the body limit
   if (MUTATING.has(method) && rateLimited) implied.push('429'); // the mutation budget per client (CONTRACT §4)
+  const access = op['x-access'];
+  if (access && access !== 'public') implied.push('401'); // no valid session or key
+  if (access === 'admin' || access?.startsWith('api-key:')) implied.push('403'); // staff on an admin route; a key without the scope
   for (const status of implied) responses[status] ??= { description: '', content: errorContent() };
 
   for (const [status, response] of Object.entries(responses)) {
