@@ -25,6 +25,7 @@ export const SCREENS = [
   { path: '/diensten', label: 'In- en uitklokken', file: './screens/shifts.js' },
   { path: '/beheer/inzichten', label: 'Inzichten', file: './admin/insights.js', admin: true },
   { path: '/beheer/menu', label: 'Menu en recepten', file: './admin/menu.js', admin: true },
+  { path: '/beheer/opties', label: 'Keuzes en opties', file: './admin/modifiers.js', admin: true },
   { path: '/beheer/tafels', label: 'Tafels', file: './admin/tables.js', admin: true },
   { path: '/beheer/medewerkers', label: 'Medewerkers', file: './admin/users.js', admin: true },
   { path: '/beheer/diensten', label: 'Diensten en loon', file: './admin/shifts.js', admin: true },

@@ -6,10 +6,60 @@ import { del, get, patch, post, put } from '../lib/api.js';
 import { euro, euroInput, num, parseDecimal } from '../lib/format.js';
 import { toast } from '../lib/store.js';
 import { Dialog, ErrorText, Field, FieldError, FormFoot, Loading, Pill, Screen, confirmDialog, useAction, useAsync, useForm } from '../components/ui.js';
+import { ALLERGENS, COURSES, DIETARY, allergenNames } from '../lib/allergens.js';
 
 const UNITS = [['', '–'], ['stuk', 'stuk'], ['portie', 'portie'], ['kg', 'kg'], ['gram', 'gram'], ['liter', 'liter'], ['ml', 'ml'], ['fles', 'fles'], ['doos', 'doos']];
 const VAT = [['', 'standaard'], ['9', '9 % (eten, frisdrank)'], ['21', '21 % (alcohol)'], ['0', '0 %']];
-const LABELS = { name: 'Naam', price_cents: 'Prijs (€)', cost_cents: 'Kostprijs (€)', category_id: 'Categorie', vat_rate: 'Btw', unit: 'Eenheid', min_level: 'Minimumvoorraad', description: 'Omschrijving' };
+const LABELS = { name: 'Naam', price_cents: 'Prijs (€)', cost_cents: 'Kostprijs (€)', category_id: 'Categorie', vat_rate: 'Btw', unit: 'Eenheid', min_level: 'Minimumvoorraad', description: 'Omschrijving', course: 'Gang', allergens: 'Allergenen', dietary: 'Dieet', modifier_group_ids: 'Keuzegroepen' };
+const courseWord = (/** @type {number|null|undefined} */ c) => (c ? `gang ${c}` : 'gang 1');
+
+/**
+ * The dish's choice groups in the order they are asked: move up and down, take off, add one. Its
+ * select feeds the API's `modifier_group_ids`, so an error on a group lands beside it.
+ */
+function GroupPicker({ form, groups }) {
+  const ids = /** @type {string[]} */ (form.values.groups);
+  const byId = new Map(groups.map((g) => [g.id, g]));
+  const free = groups.filter((g) => !ids.includes(g.id));
+  const setIds = (/** @type {string[]} */ next) => form.set('groups', next);
+  const move = (/** @type {number} */ i, /** @type {number} */ d) => {
+    const next = [...ids];
+    [next[i], next[i + d]] = [next[i + d], next[i]];
+    setIds(next);
+  };
+  return html`<fieldset class="group-picker" id="product-groups"><legend>Keuzegroepen, in de volgorde waarin ze gevraagd worden</legend>
+    ${ids.length ? html`<ol class="plain">${ids.map((id, i) => {
+      const g = byId.get(id);
+      const name = g?.name ?? 'verwijderde groep';
+      return html`<li key=${id} data-group=${name} class="row-actions" style="justify-content:space-between;align-items:center">
+        <span>${i + 1}. <strong>${name}</strong>${g ? html` <span class="muted">(${g.min_select > 0 ? 'verplicht, ' : ''}${g.min_select === g.max_select ? `kies ${g.min_select}` : `${g.min_select} tot ${g.max_select}`})</span>` : null}</span>
+        <span class="row-actions">
+          <button type="button" aria-label=${`${name} eerder vragen`} disabled=${i === 0} onClick=${() => move(i, -1)}>↑</button>
+          <button type="button" aria-label=${`${name} later vragen`} disabled=${i === ids.length - 1} onClick=${() => move(i, 1)}>↓</button>
+          <button type="button" class="danger" aria-label=${`${name} weghalen`} onClick=${() => setIds(ids.filter((x) => x !== id))}>✕</button>
+        </span></li>`;
+    })}</ol>` : html`<p class="muted">Geen keuzes bij dit gerecht.</p>`}
+    ${free.length ? html`<div class="inline" style="display:flex;gap:.4rem;align-items:flex-end">
+      <${Field} form=${form} name="add_group" api="modifier_group_ids" label="Keuzegroep toevoegen" as="select" options=${[['', '– kies een groep –'], ...free.map((g) => [g.id, g.name])]} class="grow" />
+      <button type="button" id="add-group" disabled=${!form.values.add_group} onClick=${() => { setIds([...ids, form.values.add_group]); form.set('add_group', ''); }}>Toevoegen</button>
+    </div>` : groups.length ? null : html`<p class="muted">Maak eerst een keuzegroep bij <a href="#/beheer/opties">Keuzes en opties</a>.</p>`}
+  </fieldset>`;
+}
+
+/** Checkboxes for a list of codes (allergens, dietary marks); errors on `api.<n>` land on the first. */
+function CodeChecks({ form, name, api, legend, codes, hint = '' }) {
+  const chosen = /** @type {string[]} */ (form.values[name]);
+  const err = form.errors[`${name}_${codes[0][0]}`];
+  return html`<fieldset class="checks code-checks" id=${`${form.id}-${name}`}><legend>${legend}</legend>
+    ${codes.map(([code, label], i) => {
+      form.fields.set(`${name}_${code}`, { label: legend, api: i === 0 ? api : `${api}#${code}`, money: false, required: false, gen: form.gen });
+      return html`<label class="check" for=${`${form.id}-${name}-${code}`}><input type="checkbox" id=${`${form.id}-${name}-${code}`} data-code=${code} checked=${chosen.includes(code)}
+        onChange=${(e) => form.set(name, e.currentTarget.checked ? codes.map(([c]) => c).filter((c) => c === code || chosen.includes(c)) : chosen.filter((c) => c !== code))} /> ${label}</label>`;
+    })}
+    ${hint ? html`<p class="hint" style="flex-basis:100%">${hint}</p>` : null}
+    ${err ? html`<p class="field-error" style="flex-basis:100%">${err}</p>` : null}
+  </fieldset>`;
+}
 
 function Recipe({ product, products, onClose, onSaved }) {
   const recipe = useAsync(() => get(`/recipes/${product.id}`), [product.id]);
@@ -44,13 +94,14 @@ function Recipe({ product, products, onClose, onSaved }) {
 }
 
 /** New or changed product: every field the API has, with the menu's own words. */
-function ProductDialog({ product, categories, onClose, onSaved }) {
+function ProductDialog({ product, categories, groups, onClose, onSaved }) {
   const editing = !!product;
   const p = product ?? {};
   const form = useForm({
     name: p.name ?? '', description: p.description ?? '', kind: p.on_menu === false ? 'ingredient' : 'dish', category_id: p.category_id ?? '',
     price: euroInput(p.price_cents ?? null), cost: euroInput(p.cost_cents ?? null), vat_rate: p.vat_rate === null || p.vat_rate === undefined ? '' : String(p.vat_rate),
     unit: p.unit ?? '', min_level: p.min_level === null || p.min_level === undefined ? '' : num(p.min_level, 3), available: p.available ?? true,
+    allergens: p.own_allergens ?? [], dietary: p.dietary ?? [], course: p.course ? String(p.course) : '', groups: p.modifier_group_ids ?? [], add_group: '',
   });
   const recipe = useAsync(() => (editing && p.on_menu !== false ? get(`/recipes/${p.id}`) : Promise.resolve(null)), [p.id]);
   const recipeCost = recipe.data?.cost_cents ?? null;
@@ -70,6 +121,8 @@ function ProductDialog({ product, categories, onClose, onSaved }) {
         description: v.description.trim() || null,
         available: !!v.available,
         on_menu: !ingredient,
+        allergens: v.allergens,
+        ...(ingredient ? {} : { dietary: v.dietary, course: v.course ? Number(v.course) : null, modifier_group_ids: v.groups }),
       };
       if (!body.name) throw new FieldError('name', 'mag niet leeg zijn.');
       if (editing) {
@@ -99,6 +152,20 @@ function ProductDialog({ product, categories, onClose, onSaved }) {
         : null}
       <${Field} form=${form} name="description" label=${LABELS.description} as="textarea" rows="2" maxlength="1000" />
       ${v.kind === 'dish' ? html`<${Field} form=${form} name="available" label="Beschikbaar (niet uitverkocht)" type="checkbox" />` : null}
+      <${CodeChecks} form=${form} name="allergens" api="allergens" legend=${v.kind === 'dish' ? 'Allergenen van het gerecht zelf' : 'Allergenen van dit ingrediënt'} codes=${ALLERGENS.map(([c, nl]) => [c, nl])}
+        hint=${v.kind === 'dish'
+          ? (() => {
+              const fromRecipe = (p.allergens ?? []).filter((/** @type {string} */ c) => !(p.own_allergens ?? []).includes(c));
+              return fromRecipe.length ? `Uit het recept komen er al bij: ${allergenNames(fromRecipe)}.` : 'De allergenen van de ingrediënten in het recept tellen vanzelf mee.';
+            })()
+          : 'Elk gerecht met dit ingrediënt in het recept krijgt deze allergenen.'} />
+      ${v.kind === 'dish' ? html`
+        <${CodeChecks} form=${form} name="dietary" api="dietary" legend="Dieet" codes=${DIETARY} />
+        <div class="form-grid">
+          <${Field} form=${form} name="course" label=${LABELS.course} as="select"
+            options=${[['', `Zoals de categorie (${courseWord(categories.find((c) => c.id === v.category_id)?.course)})`], ...COURSES]} hint="Gang 2 en later wachten in de keuken tot de bediening ze afroept." />
+        </div>
+        <${GroupPicker} form=${form} groups=${groups} />` : null}
       <${FormFoot} form=${form} label=${editing ? 'Opslaan' : 'Product toevoegen'} />
     </form>
   </${Dialog}>`;
@@ -106,22 +173,23 @@ function ProductDialog({ product, categories, onClose, onSaved }) {
 
 function CategoryRow({ c, count, onChanged }) {
   const [editing, setEditing] = useState(false);
-  const form = useForm({ name: c.name });
+  const form = useForm({ name: c.name, course: c.course ? String(c.course) : '' });
   const [run, busy, error] = useAction(LABELS);
   if (editing) {
     return html`<li><form novalidate class="inline" onSubmit=${form.submit(async (v) => {
-      await patch(`/categories/${c.id}`, { name: v.name.trim() });
+      await patch(`/categories/${c.id}`, { name: v.name.trim(), course: v.course ? Number(v.course) : null });
       setEditing(false);
       onChanged();
     })}>
       <${Field} form=${form} name="name" label=${`Nieuwe naam voor ${c.name}`} required maxlength="80" />
+      <${Field} form=${form} name="course" label="Gang van de gerechten" as="select" options=${[['', 'Gang 1 (standaard)'], ...COURSES]} />
       <${FormFoot} form=${form} label="Opslaan"><button type="button" onClick=${() => setEditing(false)}>Annuleren</button></${FormFoot}>
     </form></li>`;
   }
   return html`<li data-category=${c.name} class="row-actions" style="justify-content:space-between;align-items:center">
-    <span>${c.name} <span class="muted">(${count})</span></span>
+    <span>${c.name} <span class="muted">(${count}${c.course > 1 ? `, gang ${c.course}` : ''})</span></span>
     <span class="row-actions">
-      <button type="button" onClick=${() => setEditing(true)}>Naam wijzigen</button>
+      <button type="button" onClick=${() => setEditing(true)}>Wijzigen</button>
       <button type="button" class="danger" disabled=${busy} onClick=${async () => {
         if (await confirmDialog({ title: `Categorie ${c.name} verwijderen?`, message: count ? `De ${count} producten erin blijven bestaan, zonder categorie.` : 'Er staan geen producten in.' })) {
           await run(async () => { await del(`/categories/${c.id}`); onChanged(); });
@@ -135,6 +203,7 @@ function CategoryRow({ c, count, onChanged }) {
 export default function Menu() {
   const categories = useAsync(() => get('/categories'));
   const products = useAsync(() => get('/products'));
+  const groups = useAsync(() => get('/modifier-groups'));
   const [recipeFor, setRecipeFor] = useState(/** @type {any} */ (null));
   const [editing, setEditing] = useState(/** @type {any} */ (null));
   const [run, busy, error] = useAction(LABELS);
@@ -171,7 +240,12 @@ export default function Menu() {
     </div>
     <${Loading} when=${products.loading && !products.data} error=${products.error}>
       <div class="table-wrap"><table class="list" id="products-admin"><thead><tr><th>Product</th><th>Categorie</th><th class="num">Prijs</th><th class="num">Kostprijs</th><th>Status</th><th><span class="sr-only">Acties</span></th></tr></thead>
-        <tbody>${list.map((p) => html`<tr data-product=${p.name}><td>${p.name}${p.unit ? html` <span class="muted">(${p.unit})</span>` : null}</td><td>${catName.get(p.category_id) ?? ''}</td>
+        <tbody>${list.map((p) => html`<tr data-product=${p.name}><td>${p.name}${p.unit ? html` <span class="muted">(${p.unit})</span>` : null}
+            ${p.allergens?.length || p.dietary?.length || p.modifier_group_ids?.length ? html`<br /><span class="muted product-marks">${[
+              p.dietary?.includes('vegan') ? 'veganistisch' : p.dietary?.includes('vegetarian') ? 'vegetarisch' : '',
+              p.allergens?.length ? `bevat ${allergenNames(p.allergens).toLowerCase()}` : '',
+              p.modifier_group_ids?.length ? `${p.modifier_group_ids.length} ${p.modifier_group_ids.length === 1 ? 'keuzegroep' : 'keuzegroepen'}` : '',
+            ].filter(Boolean).join(' · ')}</span>` : null}</td><td>${catName.get(p.category_id) ?? ''}</td>
           <td class="num price">${p.on_menu === false ? '–' : euro(p.price_cents)}</td><td class="num">${p.cost_cents !== null && p.cost_cents !== undefined ? euro(p.cost_cents) : '–'}</td>
           <td>${p.on_menu === false ? html`<${Pill} kind="muted">ingrediënt</${Pill}>` : p.available ? html`<${Pill} kind="ok">beschikbaar</${Pill}>` : html`<${Pill} kind="kritiek">uitverkocht</${Pill}>`}</td>
           <td><div class="row-actions">
@@ -185,7 +259,7 @@ export default function Menu() {
             }}>Verwijderen</button></div></td></tr>`)}</tbody></table></div>
     </${Loading}>
     ${recipeFor ? html`<${Recipe} product=${recipeFor} products=${all} onClose=${() => setRecipeFor(null)} onSaved=${reload} />` : null}
-    ${editing ? html`<${ProductDialog} product=${editing.id ? editing : null} categories=${cats} onClose=${() => setEditing(null)} onSaved=${reload} />` : null}
+    ${editing ? html`<${ProductDialog} product=${editing.id ? editing : null} categories=${cats} groups=${groups.data?.data ?? []} onClose=${() => setEditing(null)} onSaved=${reload} />` : null}
     <p class="muted">${num(list.length, 0)} van ${num(all.length, 0)} producten.</p>
   </${Screen}>`;
 }

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describeBrowser, shot } from '../helpers/browser.js';
+import { screenReady, startUiRestaurant, type UiRestaurant } from '../helpers/ui-restaurant.js';
+
+/**
+ * Issue 23's screens (CONTRACT §17) in Chromium: a manager makes a forced sauce group in the back
+ * office and links it to the steak, sets allergens on an ingredient and a dish, a dish's dietary mark
+ * and course; the API then has exactly that. Screenshots for a person to look at.
+ */
+describeBrowser('menu depth: choices, allergens and courses on the screens (issue 23)', () => {
+  let r: UiRestaurant;
+  beforeAll(async () => {
+    r = await startUiRestaurant('menudiepte');
+    r.ids.butter = (await r.api('POST', '/products', { name: 'Roomboter', price_cents: 0, cost_cents: 900, unit: 'kg', on_menu: false })).id;
+  }, 120_000);
+  afterAll(async () => {
+    await r?.close();
+    expect(r?.external ?? []).toEqual([]);
+    expect(r?.pageErrors ?? []).toEqual([]);
+  }, 60_000);
+
+  const product = async (id: string) => (await r.api('GET', '/products')).data.find((p: { id: string }) => p.id === id);
+  const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').replace(/\u00a0/g, ' ');
+
+  it('a manager creates a forced sauce group with prices and an ingredient, and links it to the steak', async () => {
+    const page = await r.admin(1280, 800);
+    await screenReady(page, '/beheer/opties', r.base, r.slug);
+    expect(await page.title()).toBe('Keuzes en opties · Brasserie De Beheerder');
+    await page.click('#new-group');
+    const dlg = page.locator('#group-dialog');
+    await dlg.getByLabel('Naam van de groep').fill('Saus');
+    await dlg.getByLabel('Minimaal te kiezen').fill('1');
+    await dlg.getByLabel('Maximaal te kiezen').fill('0');
+    await dlg.getByLabel('Optie 1: naam').fill('Stroganoffsaus');
+    // A mistake is said beside its field, in Dutch, with the form's own label.
+    await dlg.locator('[type=submit]').click();
+    await expect.poll(() => text(page, '#group-dialog .field-error')).toContain('Maximaal te kiezen moet minstens 1 zijn.');
+    await dlg.getByLabel('Maximaal te kiezen').fill('1');
+    await page.click('#add-option');
+    await dlg.getByLabel('Optie 2: naam').fill('Pepersaus');
+    await dlg.locator('.option-row').nth(1).getByLabel('Meerprijs (€)').fill('1,50');
+    await page.click('#add-option');
+    await dlg.getByLabel('Optie 3: naam').fill('Kruidenboter');
+    const third = dlg.locator('.option-row').nth(2);
+    await third.getByLabel('Meerprijs (€)').fill('0,75');
+    await third.getByLabel('Ingrediënt uit de voorraad').selectOption({ label: 'Roomboter (kg)' });
+    // An ingredient without a quantity is refused before anything is sent.
+    await dlg.locator('[type=submit]').click();
+    await expect.poll(() => text(page, '#group-dialog .field-error')).toContain('Hoeveelheid per keer (kg) is verplicht.');
+    await third.getByLabel('Hoeveelheid per keer (kg)').fill('0,02');
+    await shot(page, 'menu-depth-group-dialog');
+    await dlg.locator('[type=submit]').click();
+    await page.waitForSelector('#group-dialog', { state: 'detached' });
+    const row = page.locator('#groups tr[data-group="Saus"]');
+    await expect.poll(() => text(page, '#groups tr[data-group="Saus"]')).toContain('Pepersaus + € 1,50');
+    expect(await row.textContent()).toContain('verplicht');
+    expect(await row.textContent()).toContain('kies 1');
+    expect(await row.textContent()).toContain('nog bij geen gerecht');
+    const [group] = (await r.api('GET', '/modifier-groups')).data;
+    expect(group).toMatchObject({ name: 'Saus', min_select: 1, max_select: 1 });
+    expect(group.options.map((o: any) => [o.name, o.price_delta_cents, o.ingredient_product_id, o.ingredient_quantity])).toEqual([
+      ['Stroganoffsaus', 0, null, null],
+      ['Pepersaus', 150, null, null],
+      ['Kruidenboter', 75, r.ids.butter, 0.02],
+    ]);
+    r.ids.sauce = group.id;
+
+    // Butter contains milk: set on the ingredient, it shows on every dish that uses it.
+    await screenReady(page, '/beheer/menu', r.base, r.slug);
+    await page.click('[data-show="ingredient"]');
+    await page.click('#products-admin tr[data-product="Roomboter"] [data-action="edit"]');
+    await page.locator('#product-dialog .code-checks [data-code="milk"]').check();
+    await page.click('#product-dialog [type=submit]');
+    await page.waitForSelector('#product-dialog', { state: 'detached' });
+    expect((await product(r.ids.butter)).allergens).toEqual(['milk']);
+
+    // The steak: mustard, its course 2, the sauce group; the option's milk shows on the group.
+    await page.click('[data-show="dish"]');
+    await page.click('#products-admin tr[data-product="Biefstuk"] [data-action="edit"]');
+    const pd = page.locator('#product-dialog');
+    await pd.locator('.code-checks [data-code="mustard"]').first().check();
+    await pd.getByLabel('Gang', { exact: true }).selectOption('2');
+    await pd.getByLabel('Keuzegroep toevoegen').selectOption({ label: 'Saus' });
+    await page.click('#add-group');
+    await expect.poll(() => text(page, '#product-groups')).toContain('1. Saus (verplicht, kies 1)');
+    await shot(page, 'menu-depth-product-dialog');
+    await page.click('#product-dialog [type=submit]');
+    await page.waitForSelector('#product-dialog', { state: 'detached' });
+    const steak = await product(r.ids.steak);
+    expect(steak).toMatchObject({ modifier_group_ids: [group.id], own_allergens: ['mustard'], course: 2 });
+    await expect.poll(() => text(page, '#products-admin tr[data-product="Biefstuk"]')).toContain('bevat mosterd · 1 keuzegroep');
+
+    // The soup is vegetarian; its recipe's tomatoes bring celery once the ingredient says so.
+    await r.api('PATCH', `/products/${r.ids.tomatoes}`, { allergens: ['celery'] });
+    await page.reload();
+    await page.waitForSelector('#products-admin tr[data-product="Tomatensoep"]');
+    await page.click('#products-admin tr[data-product="Tomatensoep"] [data-action="edit"]');
+    expect(await text(page, '#product-dialog')).toContain('Uit het recept komen er al bij: Selderij.');
+    await page.locator('#product-dialog .code-checks [data-code="vegetarian"]').check();
+    await page.click('#product-dialog [type=submit]');
+    await page.waitForSelector('#product-dialog', { state: 'detached' });
+    expect((await product(r.ids.soup)).dietary).toEqual(['vegetarian']);
+
+    // The group now lists the steak; deleting it asks first and names the dish.
+    await screenReady(page, '/beheer/opties', r.base, r.slug);
+    await expect.poll(() => text(page, '#groups tr[data-group="Saus"] .dishes')).toBe('Biefstuk');
+    expect(await text(page, '#groups tr[data-group="Saus"]')).toContain('Kruidenboter + € 0,75 · Roomboter 0,02 · Melk');
+    await shot(page, 'menu-depth-groups');
+    await page.click('#groups tr[data-group="Saus"] [data-action="delete"]');
+    await page.waitForSelector('#confirm-dialog');
+    expect(await text(page, '#confirm-dialog')).toContain('Het gerecht Biefstuk vraagt deze keuze dan niet meer.');
+    await page.click('#confirm-no');
+    await page.waitForSelector('#confirm-dialog', { state: 'detached' });
+    expect((await r.api('GET', '/modifier-groups')).data).toHaveLength(1);
+  }, 120_000);
+});
