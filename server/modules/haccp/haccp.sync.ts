@@ -1,8 +1,9 @@
 import type { z } from 'zod';
-import type { Db, Tx } from '../../db/connection.js';
+import { ROWS_PER_INSERT, type Db, type Tx } from '../../db/connection.js';
 import { sql } from 'kysely';
 import { assertTenantRef, parsePayload } from '../../../sync/apply-helpers.js';
-import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { chunks, defineBatchStore, selectUnion, type BatchScope, type UnionPart } from '../../../sync/batch-store.js';
+import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { actionDto, incidentRecordDto, logDto, RECORD_ENTITY, RECORD_TABLE, RECORD_TYPES, runDto, type RecordRow, type RecordType } from './haccp.chain.js';
 import { haccpRepository } from './haccp.repository.js';
 import { nameKey } from './haccp.rules.js';
@@ -42,8 +43,8 @@ function configDescriptor(entity: string, cfg: Config): EntityDescriptor {
       const p = (change.payload ?? {}) as Record<string, unknown> & { fields?: Record<string, unknown> };
       const rec = parsePayload(cfg.schema, p[cfg.key], cfg.what);
       if (rec.id !== change.entity_id) throw new RejectOp(`Ongeldige wijziging voor ${cfg.what}.`);
-      const b = await haccpBatch(trx, ctx, change);
-      const current = b ? await b.config(trx, cfg.table, rec.id) : ((await trx.selectFrom(cfg.table as 'haccp_units').selectAll().where('id', '=', rec.id).executeTakeFirst()) as Record<string, unknown> | undefined);
+      const store = await haccpStore.of(trx, ctx, change.tenant_id);
+      const current = await store.config(cfg.table, rec.id);
       if (current && current.tenant_id !== change.tenant_id) throw new RejectOp(`Dit ${cfg.what} hoort bij een ander restaurant.`);
       const snapshot = toConfigRow(cfg, rec, change.tenant_id);
       let next: Record<string, unknown>;
@@ -67,7 +68,7 @@ function configDescriptor(entity: string, cfg: Config): EntityDescriptor {
       const { id, ...rest } = next as { id: string } & Record<string, unknown>;
       if (!current) await trx.insertInto(cfg.table as 'haccp_units').values(next as never).execute();
       else if (Object.keys(rest).length > 0) await trx.updateTable(cfg.table as 'haccp_units').set(rest as never).where('id', '=', id).execute();
-      b?.wroteConfig(cfg.table, { ...(current ?? {}), ...next } as ConfigRow);
+      store.wroteConfig(cfg.table, { ...(current ?? {}), ...next } as ConfigRow);
       return { payload: { [cfg.key]: toConfigDto(cfg, next), ...(p.fields ? { fields: p.fields } : {}) }, ...(conflict ? { conflict } : {}) };
     },
     async snapshot(db: Db, tenantId: string, after: string | null, limit: number) {
@@ -100,6 +101,31 @@ const REF_FIELDS: Record<RecordType, Array<[string, RefTable]>> = {
 const key = (...parts: Array<string | number>) => parts.join('\u0000');
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+/** Where `apply` reads and writes food-safety rows: at once (no batch), or through the batch's `HaccpBatch`. */
+interface HaccpStore {
+  /** A unit or checklist row as it is now. */
+  config(table: ConfigTable, id: string): Promise<ConfigRow | undefined>;
+  /** A unit or checklist row `apply` has just written (at once). */
+  wroteConfig(table: ConfigTable, row: ConfigRow): void;
+  /** The tenant of the record with this id, if there is one. */
+  record(table: LedgerTable, id: string): Promise<string | undefined>;
+  /** `haccpRepository.positionTaken` (with the batch's pending records). */
+  positionTaken(table: LedgerTable, origin: string, chainSeq: number, id: string): Promise<boolean>;
+  /** `assertTenantRef` of the store's tenant. */
+  assertRef(table: RefTable, id: string | null, what: string): Promise<void>;
+  /** A new record (its id and chain position checked free). */
+  insert(table: LedgerTable, row: RecordRow): Promise<void>;
+}
+
+const directStore = (trx: Tx, tenantId: string): HaccpStore => ({
+  config: async (table, id) => (await trx.selectFrom(table as 'haccp_units').selectAll().where('id', '=', id).executeTakeFirst()) as ConfigRow | undefined,
+  wroteConfig: () => {},
+  record: async (table, id) => (await trx.selectFrom(table as 'haccp_actions').select(['id', 'tenant_id']).where('id', '=', id).executeTakeFirst())?.tenant_id,
+  positionTaken: (table, origin, chainSeq, id) => haccpRepository.positionTaken(trx, table, tenantId, origin, chainSeq, id),
+  assertRef: (table, id, what) => assertTenantRef(trx, table, id, tenantId, what),
+  insert: async (table, row) => void (await trx.insertInto(table as 'haccp_actions').values(row as never).execute()),
+});
+
 /**
  * A batch's food-safety records (ApplyContext.batch: the cloud's push chunk, an appliance's pull
  * page). At first use it reads, in one statement for all four record tables, what the batch's
@@ -110,8 +136,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * checklists are written at once (rare; a record later in the batch may name a new unit), their rows
  * read once per batch.
  */
-class HaccpBatch implements BatchState {
-  ready: Promise<void> = Promise.resolve();
+class HaccpBatch implements HaccpStore, BatchState {
   /** table\0id → tenant of rows found in the database or written by this batch. */
   private readonly rows = new Map<string, string>();
   /** table\0id asked for at the start: absent from `rows` means not in the database then. */
@@ -126,10 +151,17 @@ class HaccpBatch implements BatchState {
   /** Unit and checklist rows as they are now (read once, then as written); null: not there. */
   private readonly configs = new Map<string, ConfigRow | null>();
 
-  constructor(readonly tenantId: string) {}
+  private readonly trx: Tx;
+  private readonly tenantId: string;
+  constructor(private readonly scope: BatchScope) {
+    this.trx = scope.trx;
+    this.tenantId = scope.tenantId;
+  }
 
   /** Once, at first use: one statement (more for a very large batch) for everything the batch's records are checked against. */
-  async prefetch(trx: Tx, changes: ReadonlyArray<SyncChange>): Promise<void> {
+  async prefetch(): Promise<void> {
+    const { trx } = this;
+    const { changes } = this.scope;
     const ids = new Map<RefTable, Set<string>>();
     const want = (table: RefTable, id: string | undefined) => {
       if (!id) return;
@@ -164,51 +196,34 @@ class HaccpBatch implements BatchState {
       for (const [field, refTable] of REF_FIELDS[type]) want(refTable, str(rec[field]));
     }
     // A query per table, all in one UNION ALL: (table, id, tenant, origin, position).
-    const parts: Array<{ table: RefTable; ids: string[]; origins: string[]; seqs: number[] }> = [];
+    const parts: UnionPart[] = [];
     for (const [table, set] of ids) {
-      const all = [...set];
-      for (const id of all) this.asked.add(key(table, id));
-      let origins: string[] = [];
-      let seqs: number[] = [];
-      if ((LEDGER_TABLES as string[]).includes(table)) {
+      for (const id of set) this.asked.add(key(table, id));
+      const ledger = (LEDGER_TABLES as string[]).includes(table);
+      let or: UnionPart['or'];
+      if (ledger) {
         const t = table as LedgerTable;
-        origins = [...(this.coveredOrigins.get(t) ?? [])];
-        seqs = [...(this.coveredSeqs.get(t) ?? [])];
-        if (origins.length > PART_IDS || seqs.length > PART_IDS) {
+        const origins = [...(this.coveredOrigins.get(t) ?? [])];
+        const seqs = [...(this.coveredSeqs.get(t) ?? [])];
+        if (origins.length > ROWS_PER_INSERT || seqs.length > ROWS_PER_INSERT) {
           // A very large batch: its positions are looked up per record instead.
           this.coveredOrigins.delete(t);
           this.coveredSeqs.delete(t);
-          origins = seqs = [];
+        } else if (origins.length && seqs.length) {
+          or = { where: sql`tenant_id = ${this.tenantId} and origin in (${sql.join(origins)}) and chain_seq in (${sql.join(seqs)})`, params: origins.length + seqs.length + 1 };
         }
       }
-      for (let i = 0; i < all.length; i += PART_IDS) parts.push({ table, ids: all.slice(i, i + PART_IDS), origins: i === 0 ? origins : [], seqs: i === 0 ? seqs : [] });
+      const columns = ledger ? sql`tenant_id, origin, chain_seq` : sql`tenant_id, cast(null as text) as origin, cast(null as bigint) as chain_seq`;
+      parts.push({ table, ids: set, columns, ...(or ? { or } : {}) });
     }
-    for (let i = 0; i < parts.length; ) {
-      // Statements of at most ~2,000 parameters (SQLite and PostgreSQL both take far more).
-      const group: typeof parts = [];
-      let params = 0;
-      while (i < parts.length && (group.length === 0 || params + parts[i]!.ids.length + parts[i]!.origins.length + parts[i]!.seqs.length <= 2000)) {
-        params += parts[i]!.ids.length + parts[i]!.origins.length + parts[i]!.seqs.length + 1;
-        group.push(parts[i++]!);
-      }
-      const selects = group.map(({ table, ids: list, origins, seqs }) => {
-        const ledger = (LEDGER_TABLES as string[]).includes(table);
-        const byId = sql`id in (${sql.join(list)})`;
-        const where = origins.length && seqs.length ? sql`${byId} or (tenant_id = ${this.tenantId} and origin in (${sql.join(origins)}) and chain_seq in (${sql.join(seqs)}))` : byId;
-        const chain = ledger ? sql`origin, chain_seq` : sql`cast(null as text) as origin, cast(null as bigint) as chain_seq`;
-        return sql`select ${sql.lit(table)} as t, id, tenant_id, ${chain} from ${sql.table(table)} where ${where}`;
-      });
-      const found = await sql<{ t: RefTable; id: string; tenant_id: string; origin: string | null; chain_seq: number | string | null }>`${sql.join(selects, sql` union all `)}`.execute(trx);
-      for (const r of found.rows) {
-        this.rows.set(key(r.t, r.id), r.tenant_id);
-        if (r.origin !== null && r.chain_seq !== null && r.tenant_id === this.tenantId) this.positions.set(key(r.t, r.origin, Number(r.chain_seq)), r.id);
-      }
+    for (const r of await selectUnion<{ tenant_id: string; origin: string | null; chain_seq: number | string | null }>(trx, parts)) {
+      this.rows.set(key(r.t, r.id), r.tenant_id);
+      if (r.origin !== null && r.chain_seq !== null && r.tenant_id === this.tenantId) this.positions.set(key(r.t, r.origin, Number(r.chain_seq)), r.id);
     }
     // Units and checklists the batch changes: their whole rows, read once.
     for (const [table, set] of configIds) {
       const list = [...set];
-      for (let i = 0; i < list.length; i += PART_IDS) {
-        const slice = list.slice(i, i + PART_IDS);
+      for (const slice of chunks(list)) {
         const found = (await trx.selectFrom(table as 'haccp_units').selectAll().where('id', 'in', slice).execute()) as unknown as ConfigRow[];
         for (const id of slice) this.configs.set(key(table, id), null);
         for (const r of found) this.configs.set(key(table, r.id), r);
@@ -217,9 +232,9 @@ class HaccpBatch implements BatchState {
   }
 
   /** A unit or checklist row as it is now. */
-  async config(trx: Tx, table: ConfigTable, id: string): Promise<ConfigRow | undefined> {
+  async config(table: ConfigTable, id: string): Promise<ConfigRow | undefined> {
     const k = key(table, id);
-    if (!this.configs.has(k)) this.configs.set(k, ((await trx.selectFrom(table as 'haccp_units').selectAll().where('id', '=', id).executeTakeFirst()) as ConfigRow | undefined) ?? null);
+    if (!this.configs.has(k)) this.configs.set(k, (await directStore(this.trx, this.tenantId).config(table, id)) ?? null);
     return this.configs.get(k) ?? undefined;
   }
 
@@ -229,34 +244,34 @@ class HaccpBatch implements BatchState {
   }
 
   /** The tenant of the record with this id, if there is one (in the database or pending). */
-  async record(trx: Tx, table: LedgerTable, id: string): Promise<string | undefined> {
+  async record(table: LedgerTable, id: string): Promise<string | undefined> {
     const k = key(table, id);
     if (this.rows.has(k)) return this.rows.get(k);
     if (this.asked.has(k)) return undefined;
-    const row = await trx.selectFrom(table as 'haccp_actions').select(['id', 'tenant_id']).where('id', '=', id).executeTakeFirst();
+    const tenant = await directStore(this.trx, this.tenantId).record(table, id);
     this.asked.add(k);
-    if (row) this.rows.set(k, row.tenant_id);
-    return row?.tenant_id;
+    if (tenant !== undefined) this.rows.set(k, tenant);
+    return tenant;
   }
 
   /** `haccpRepository.positionTaken` over the database and this batch's pending records. */
-  async positionTaken(trx: Tx, table: LedgerTable, origin: string, chainSeq: number, id: string): Promise<boolean> {
+  async positionTaken(table: LedgerTable, origin: string, chainSeq: number, id: string): Promise<boolean> {
     const at = this.positions.get(key(table, origin, chainSeq));
     if (at !== undefined) return at !== id;
     if (this.coveredOrigins.get(table)?.has(origin) && this.coveredSeqs.get(table)?.has(chainSeq)) return false;
-    return haccpRepository.positionTaken(trx, table, this.tenantId, origin, chainSeq, id);
+    return haccpRepository.positionTaken(this.trx, table, this.tenantId, origin, chainSeq, id);
   }
 
   /** `assertTenantRef`, answered from what the batch read or wrote where it can. */
-  async assertRef(trx: Tx, table: RefTable, id: string | null, what: string, batch: ApplyBatch): Promise<void> {
+  async assertRef(table: RefTable, id: string | null, what: string): Promise<void> {
     if (id === null) return;
     if (this.rows.get(key(table, id)) === this.tenantId) return;
     // Not known to be ours: made after the batch's start by another entity (a user), or not the tenant's.
-    await assertTenantRef(trx, table, id, this.tenantId, what, batch);
+    await assertTenantRef(this.trx, table, id, this.tenantId, what, this.scope.batch);
     this.rows.set(key(table, id), this.tenantId);
   }
 
-  insert(table: LedgerTable, row: RecordRow): void {
+  async insert(table: LedgerTable, row: RecordRow): Promise<void> {
     let list = this.pending.get(table);
     if (!list) this.pending.set(table, (list = []));
     list.push(row);
@@ -274,19 +289,12 @@ class HaccpBatch implements BatchState {
   }
 }
 
-/** Ids per table in one part of the prefetch. */
-const PART_IDS = 500;
-
-/** The batch's HACCP state (prefetched at first use), or undefined outside a batch or for another tenant's change. */
-async function haccpBatch(trx: Tx, ctx: ApplyContext, change: SyncChange): Promise<HaccpBatch | undefined> {
-  const batch = ctx.batch;
-  if (!batch || change.tenant_id !== ctx.tenantId) return undefined;
-  let fresh = false;
-  const b = batch.state('haccp', () => ((fresh = true), new HaccpBatch(ctx.tenantId)));
-  if (fresh) b.ready = b.prefetch(trx, batch.changes);
-  await b.ready;
-  return b;
-}
+const haccpStore = defineBatchStore<HaccpStore, HaccpBatch>({
+  key: 'haccp',
+  direct: (trx, _ctx, tenantId) => directStore(trx, tenantId),
+  create: (scope) => new HaccpBatch(scope),
+  prefetch: (b) => b.prefetch(),
+});
 
 interface LedgerSpec {
   type: RecordType;
@@ -317,23 +325,16 @@ function ledgerDescriptor(spec: LedgerSpec): EntityDescriptor {
       // A node adds only to its own chain: a pushed record claiming another origin's chain is refused.
       // (Adopting the cloud's state, a snapshot row carries no origin of its own: the record says it.)
       if (ctx.mode === 'merge' && rec.origin !== change.origin) throw new RejectOp(`Deze ${spec.what} hoort bij de keten van een ander apparaat.`);
-      const b = await haccpBatch(trx, ctx, change);
-      const existing = b
-        ? await b.record(trx, table, rec.id)
-        : (await trx.selectFrom(table as 'haccp_actions').select(['id', 'tenant_id']).where('id', '=', rec.id).executeTakeFirst())?.tenant_id;
+      const store = await haccpStore.of(trx, ctx, change.tenant_id);
+      const existing = await store.record(table, rec.id);
       if (existing !== undefined) {
         if (existing !== change.tenant_id) throw new RejectOp(`Deze ${spec.what} hoort bij een ander restaurant.`);
         return; // already here: a union keyed by id
       }
-      const taken = b ? await b.positionTaken(trx, table, rec.origin, rec.chain_seq, rec.id) : await haccpRepository.positionTaken(trx, table, change.tenant_id, rec.origin, rec.chain_seq, rec.id);
+      const taken = await store.positionTaken(table, rec.origin, rec.chain_seq, rec.id);
       if (taken) throw new RejectOp(`Op deze plaats in de keten (nr. ${rec.chain_seq}) staat al een andere ${spec.what}.`);
-      for (const [refTable, id, what] of spec.refs(rec as never)) {
-        if (b) await b.assertRef(trx, refTable, id, what, ctx.batch!);
-        else await assertTenantRef(trx, refTable, id, change.tenant_id, what);
-      }
-      const row = spec.toRow(rec as never, change.tenant_id);
-      if (b) b.insert(table, row);
-      else await trx.insertInto(table as 'haccp_actions').values(row as never).execute();
+      for (const [refTable, id, what] of spec.refs(rec as never)) await store.assertRef(refTable, id, what);
+      await store.insert(table, spec.toRow(rec as never, change.tenant_id));
     },
     async snapshot(db: Db, tenantId: string, after: string | null, limit: number) {
       let q = db.selectFrom(table as 'haccp_actions').selectAll().where('tenant_id', '=', tenantId);

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { Tx } from '../../db/connection.js';
+import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
 import type { ReservationsTable, TenantsTable } from '../../db/database.js';
 import { assertTenantRef, parsePayload, pick, upsertManyById } from '../../../sync/apply-helpers.js';
-import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { chunks, defineBatchStore, knownRefs, selectUnion } from '../../../sync/batch-store.js';
+import { RejectOp, snapshotNext, type ApplyBatch, type BatchState, type EntityDescriptor } from '../../../sync/types.js';
 import { ReservationRow } from './reservations.schemas.js';
 import { bookingInstant } from './reservations.rules.js';
 import { settingsOf } from '../tenants/tenants.service.js';
@@ -64,14 +65,11 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * would one by one) and writes each changed reservation once, at the flush (a multi-row upsert).
  */
 class ReservationsBatch implements BatchState, ReservationStore {
-  ready: Promise<void> = Promise.resolve();
   /** id → the reservation as it is now (database at the start, then as written); null: not there. */
   private readonly rows = new Map<string, ReservationsTable | null>();
   /** Windows whose booked and seated reservations (on these tables, or all: null) are all in `rows`. */
   private readonly windows: Array<{ tables: Set<string> | null; from: string; to: string }> = [];
   private readonly dirty = new Map<string, ReservationsTable>();
-  /** Tables and staff of this tenant (as read at the start, or checked since). */
-  private readonly known = new Set<string>();
   private zone: string | undefined;
 
   constructor(
@@ -105,23 +103,19 @@ class ReservationsBatch implements BatchState, ReservationStore {
     }
     if (ids.size === 0) return;
     // The time zone, the tables and the staff: one statement.
-    const parts = [
-      ...(settingsChange ? [] : [sql`select 'tenants' as t, id, settings as v from tenants where id = ${this.tenantId}`]),
-      ...(tables.size && tables.size <= 500 ? [sql`select 'floor_tables' as t, id, tenant_id as v from floor_tables where id in (${sql.join([...tables])})`] : []),
-      ...(users.size && users.size <= 500 ? [sql`select 'users' as t, id, tenant_id as v from users where id in (${sql.join([...users])})`] : []),
-    ];
-    if (parts.length) {
-      const found = await sql<{ t: string; id: string; v: string }>`${sql.join(parts, sql` union all `)}`.execute(this.trx);
-      for (const r of found.rows) {
-        if (r.t === 'tenants') this.zone = settingsOf({ name: '', settings: r.v } as TenantsTable).timezone;
-        else if (r.v === this.tenantId) this.known.add(`${r.t}:${r.id}`);
-      }
+    const found = await selectUnion<{ v: string }>(this.trx, [
+      ...(settingsChange ? [] : [{ table: 'tenants' as const, ids: [this.tenantId], columns: sql`settings as v` }]),
+      { table: 'floor_tables', ids: tables, columns: sql`tenant_id as v` },
+      { table: 'users', ids: users, columns: sql`tenant_id as v` },
+    ]);
+    for (const r of found) {
+      if (r.t === 'tenants') this.zone = settingsOf({ name: '', settings: r.v } as TenantsTable).timezone;
+      else if (r.v === this.tenantId) knownRefs(this.batch, r.t)!.add(r.id);
     }
     // The reservations, and what may collide with them.
     const list = [...ids];
-    const window = from !== undefined && to !== undefined && tables.size <= 500 ? { tables, from, to } : undefined;
-    for (let i = 0; i < list.length; i += 500) {
-      const slice = list.slice(i, i + 500);
+    const window = from !== undefined && to !== undefined && tables.size <= ROWS_PER_INSERT ? { tables, from, to } : undefined;
+    for (const [i, slice] of chunks(list).entries()) {
       const near = window && i === 0;
       let q = this.trx.selectFrom('reservations').selectAll();
       q = near
@@ -174,9 +168,7 @@ class ReservationsBatch implements BatchState, ReservationStore {
   }
 
   async assertRef(table: 'floor_tables' | 'users', id: string | null, tenantId: string, what: string): Promise<void> {
-    if (id === null || (tenantId === this.tenantId && this.known.has(`${table}:${id}`))) return;
     await assertTenantRef(this.trx, table, id, tenantId, what, this.batch);
-    if (tenantId === this.tenantId) this.known.add(`${table}:${id}`);
   }
 
   async write(row: ReservationsTable): Promise<void> {
@@ -192,15 +184,12 @@ class ReservationsBatch implements BatchState, ReservationStore {
   }
 }
 
-async function storeOf(trx: Tx, ctx: ApplyContext, change: SyncChange): Promise<ReservationStore> {
-  const batch = ctx.batch;
-  if (!batch || change.tenant_id !== ctx.tenantId) return directStore(trx, batch);
-  let fresh = false;
-  const b = batch.state('reservations', () => ((fresh = true), new ReservationsBatch(trx, ctx.tenantId, batch)));
-  if (fresh) b.ready = b.prefetch();
-  await b.ready;
-  return b;
-}
+const reservationStore = defineBatchStore<ReservationStore, ReservationsBatch>({
+  key: 'reservations',
+  direct: (trx, ctx) => directStore(trx, ctx.batch),
+  create: (s) => new ReservationsBatch(s.trx, s.tenantId, s.batch),
+  prefetch: (b) => b.prefetch(),
+});
 
 async function tableName(trx: Tx, id: string): Promise<string> {
   return (await trx.selectFrom('floor_tables').select('name').where('id', '=', id).executeTakeFirst())?.name ?? '?';
@@ -254,7 +243,7 @@ export const reservationsSync: EntityDescriptor[] = [
       if (!['reservation.created', 'reservation.updated', 'reservation.snapshot'].includes(change.kind)) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
       const p = parsePayload(Payload, change.payload, 'een reservering');
       if (p.reservation.id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een reservering.');
-      const store = await storeOf(trx, ctx, change);
+      const store = await reservationStore.of(trx, ctx, change.tenant_id);
       const current = await store.current(change.entity_id);
       if (current && current.tenant_id !== tenantId) throw new RejectOp('Deze reservering hoort bij een ander restaurant.');
       const incoming: ReservationsTable = { ...p.reservation, tenant_id: tenantId };

@@ -1,8 +1,8 @@
-import type { Tx } from '../../db/connection.js';
+import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
 import type { ShiftCorrectionsTable, ShiftsTable } from '../../db/database.js';
 import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, upsertById, upsertManyById } from '../../../sync/apply-helpers.js';
-import { preloadTenantRefs } from '../../../sync/batch-store.js';
-import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
+import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
+import { RejectOp, snapshotNext, type ApplyBatch, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { ShiftCorrectionRowSchema, ShiftRowSchema } from './shifts.schemas.js';
 import { overlaps, timeProblems } from './shifts.rules.js';
 
@@ -70,7 +70,6 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * corrections. The corrections a shift has are read once, when a correction first needs the count.
  */
 class ShiftsBatch implements BatchState, ShiftStore {
-  ready: Promise<void> = Promise.resolve();
   /** id → the shift as it is now (database at the start, then as written); null: not there. */
   private readonly rows = new Map<string, ShiftsTable | null>();
   /** Employee → the `end_at` bound since which their shifts are all in `rows` (with a null end too). */
@@ -116,9 +115,8 @@ class ShiftsBatch implements BatchState, ShiftStore {
     if (list.length === 0) return;
     const employees = [...new Set([...this.payloads()].map((x) => str(x.shift.user_id)).filter((u): u is string => !!u))];
     const since = earliest === undefined ? undefined : nearbySince(new Date(earliest).toISOString());
-    const withNearby = since !== undefined && employees.length > 0 && employees.length <= 500;
-    for (let i = 0; i < list.length; i += 500) {
-      const slice = list.slice(i, i + 500);
+    const withNearby = since !== undefined && employees.length > 0 && employees.length <= ROWS_PER_INSERT;
+    for (const [i, slice] of chunks(list).entries()) {
       const nearby = withNearby && i === 0; // every shift of these employees that can overlap one of the batch's
       const rows = await this.trx
         .selectFrom('shifts')
@@ -212,15 +210,12 @@ class ShiftsBatch implements BatchState, ShiftStore {
   }
 }
 
-async function storeOf(trx: Tx, ctx: ApplyContext, change: SyncChange): Promise<ShiftStore> {
-  const batch = ctx.batch;
-  if (!batch || change.tenant_id !== ctx.tenantId) return directStore(trx);
-  let fresh = false;
-  const b = batch.state('shifts', () => ((fresh = true), new ShiftsBatch(trx, ctx.tenantId, batch.changes)));
-  if (fresh) b.ready = b.prefetch(batch);
-  await b.ready;
-  return b;
-}
+const shiftStore = defineBatchStore<ShiftStore, ShiftsBatch>({
+  key: 'shifts',
+  direct: (trx) => directStore(trx),
+  create: (s) => new ShiftsBatch(s.trx, s.tenantId, s.changes),
+  prefetch: (b, s) => b.prefetch(s.batch),
+});
 
 const OVERLAP = 'Deze dienst overlapt met een andere dienst van dezelfde medewerker (op twee apparaten vastgelegd); beide blijven bewaard en de loonexport telt de overlap één keer.';
 
@@ -246,7 +241,7 @@ export const shiftsSync: EntityDescriptor[] = [
       const parsed = parsePayload(ShiftRowSchema, p.shift, 'een dienst');
       if (parsed.id !== change.entity_id) throw new RejectOp('Ongeldige dienst.');
       if (parsed.end_at !== null && timeProblems(parsed.start_at, parsed.end_at, parsed.break_minutes).length) throw new RejectOp('Ongeldige tijden in een dienst.');
-      const store = await storeOf(trx, ctx, change);
+      const store = await shiftStore.of(trx, ctx, change.tenant_id);
       await assertTenantRef(trx, 'users', parsed.user_id, change.tenant_id, 'De medewerker', ctx.batch);
       await assertTenantRef(trx, 'users', parsed.created_by, change.tenant_id, 'Wie de dienst vastlegde', ctx.batch);
       await assertTenantRef(trx, 'users', parsed.closed_by, change.tenant_id, 'Wie de dienst afsloot', ctx.batch);
