@@ -59,7 +59,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = as
         summary: 'Create an order; prices come from the menu. A repeated idempotency key (body or Idempotency-Key header) answers 200 with the original order.',
         headers: IdempotencyHeaders,
         body: CreateOrderBody,
-        response: { 201: Order, 200: Order, ...errors(400, 401, 409, 429) },
+        response: { 201: Order, 200: Order, ...errors(400, 401, 404, 409, 429) },
       },
     },
     async (request, reply) => {
