@@ -47,6 +47,8 @@ try {
   });
   const statuses = [...result.byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([s, c]) => `${s}: ${c}`).join(', ');
   console.log(`statuses: ${statuses}`);
+  const neverOk = fuzzer.operations.filter((op) => !result.okByOperation.get(op.name)).map((op) => op.name);
+  console.log(`operations that never answered 2xx/3xx (${neverOk.length} of ${fuzzer.operations.length}): ${neverOk.join(', ') || '-'}`);
   console.log(formatFindings(result));
   console.log(`(replay: npm run fuzz -- --requests ${requests} --seed ${seed} --db ${values.db} --role ${values.role})`);
   if (result.findings.length) code = 1;

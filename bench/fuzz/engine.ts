@@ -91,6 +91,8 @@ export interface FuzzResult {
   requests: number;
   ms: number;
   byOperation: Map<string, number>;
+  /** Answers below 300 per operation: how often the fuzzer got past validation to the real work. */
+  okByOperation: Map<string, number>;
   byStatus: Map<number, number>;
   findings: Finding[];
 }
@@ -350,7 +352,7 @@ export class Fuzzer {
 
   async run(opts: FuzzOptions): Promise<FuzzResult> {
     const started = Date.now();
-    const result: FuzzResult = { seed: opts.seed, requests: 0, ms: 0, byOperation: new Map(), byStatus: new Map(), findings: [] };
+    const result: FuzzResult = { seed: opts.seed, requests: 0, ms: 0, byOperation: new Map(), okByOperation: new Map(), byStatus: new Map(), findings: [] };
     const findings = new Map<string, Finding>();
     // Harvest ids first: every list the admin and the partner can read.
     for (const op of this.ops.filter((o) => o.method === 'GET' && !o.params.some((p) => p.in === 'path'))) {
@@ -367,6 +369,7 @@ export class Fuzzer {
       result.requests++;
       result.byOperation.set(op.name, (result.byOperation.get(op.name) ?? 0) + 1);
       result.byStatus.set(res.statusCode, (result.byStatus.get(res.statusCode) ?? 0) + 1);
+      if (res.statusCode < 300) result.okByOperation.set(op.name, (result.okByOperation.get(op.name) ?? 0) + 1);
       if (res.statusCode < 300 && /json/.test(String(res.headers['content-type']))) {
         try {
           this.harvest(JSON.parse(res.body), undefined, op);
