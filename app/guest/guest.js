@@ -2,9 +2,9 @@
 // first, Dutch with an English switch, Preact + htm as ES modules (no build step), and none of the
 // staff app's code. Every screen talks to the public API only.
 import { h, render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import htm from 'htm';
-import { euro, lang, longDate, t, tf, toggleLang } from './i18n.js';
+import { ALLERGENS, allergenMark, allergenName, allergenOther, euro, lang, longDate, t, tf, toggleLang } from './i18n.js';
 
 const html = htm.bind(h);
 const API = '/api/v1';
@@ -145,30 +145,152 @@ function RestaurantInfo({ r }) {
   </section>`;
 }
 
+/** The allergen marks of a dish or option: a round icon and both names ("Melk · Milk"). */
+function Allergens({ codes, id = null }) {
+  if (!codes?.length) return null;
+  return html`<ul class="allergens" id=${id} aria-label=${t('contains')}>
+    ${codes.map((c) => html`<li class=${`allergen al-${c}`} data-allergen=${c}><span class="al-icon" aria-hidden="true">${allergenMark(c)}</span>${allergenName(c)}<span class="al-other" lang=${lang === 'en' ? 'nl' : 'en'}> · ${allergenOther(c)}</span></li>`)}
+  </ul>`;
+}
+
+/** Vegetarian / vegan marks. */
+const Diet = ({ dietary }) =>
+  dietary?.includes('vegan') ? html`<span class="diet diet-vegan" data-diet="vegan"><span aria-hidden="true">V+</span> ${t('vegan')}</span>`
+  : dietary?.includes('vegetarian') ? html`<span class="diet" data-diet="vegetarian"><span aria-hidden="true">V</span> ${t('vegetarian')}</span>` : null;
+
+/** "kies 1", "kies 1 tot 3", "kies maximaal 5". @param {{ min_select: number, max_select: number }} g */
+const choiceText = (g) => (g.min_select === g.max_select ? tf('choose_n', { n: g.min_select }) : g.min_select === 0 ? tf('choose_upto', { max: g.max_select }) : tf('choose_range', { min: g.min_select, max: g.max_select }));
+/** Forced groups first (a guest must answer them), each in the restaurant's order. */
+const askOrder = (groups) => [...groups.filter((g) => g.min_select > 0), ...groups.filter((g) => g.min_select === 0)];
+
+/**
+ * The sheet before "add" (issue 23): a dish's choices, forced ones first; radio buttons where one is
+ * chosen, boxes up to the group's maximum; "add" shows the price with the choices and waits until every
+ * forced group has its minimum.
+ */
+function OptionsSheet({ dish, onAdd, onClose }) {
+  const groups = askOrder(dish.modifier_groups);
+  const [chosen, setChosen] = useState(/** @type {Record<string, string[]>} */ ({}));
+  const ref = useRef(/** @type {HTMLDivElement|null} */ (null));
+  useEffect(() => {
+    const before = /** @type {HTMLElement|null} */ (document.activeElement);
+    ref.current?.querySelector('input')?.focus();
+    const onKey = (/** @type {KeyboardEvent} */ e) => {
+      if (e.key === 'Escape') onClose();
+      else if (e.key === 'Tab' && ref.current) {
+        const items = /** @type {HTMLElement[]} */ ([...ref.current.querySelectorAll('input:not([disabled]), button:not([disabled])')]);
+        const [a, z] = [items[0], items[items.length - 1]];
+        if (e.shiftKey && document.activeElement === a) { e.preventDefault(); z.focus(); }
+        else if (!e.shiftKey && document.activeElement === z) { e.preventDefault(); a.focus(); }
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      if (before?.isConnected) before.focus();
+    };
+  }, []);
+  const options = new Map(groups.flatMap((g) => g.options.map((o) => [o.id, o])));
+  const ids = groups.flatMap((g) => chosen[g.id] ?? []);
+  const price = dish.price_cents + ids.reduce((s, id) => s + (options.get(id)?.price_delta_cents ?? 0), 0);
+  const missing = groups.filter((g) => (chosen[g.id] ?? []).length < g.min_select);
+  const pick = (g, id, on) => setChosen((c) => {
+    const now = c[g.id] ?? [];
+    if (g.max_select === 1) return { ...c, [g.id]: on ? [id] : [] };
+    return { ...c, [g.id]: on ? [...now, id].slice(0, g.max_select) : now.filter((x) => x !== id) };
+  });
+  const delta = (cents) => (cents > 0 ? `+ ${euro(cents)}` : cents < 0 ? `− ${euro(-cents)}` : '');
+  return html`<div class="sheet-backdrop" onClick=${(e) => e.target === e.currentTarget && onClose()}>
+    <div class="sheet" role="dialog" aria-modal="true" aria-labelledby="sheet-title" id="options-sheet" ref=${ref}>
+      <h2 id="sheet-title">${dish.name}</h2>
+      ${dish.description ? html`<p class="muted">${dish.description}</p>` : null}
+      ${groups.map((g) => html`<fieldset class="group" data-group=${g.name} aria-describedby=${`gh-${g.id}`}>
+        <legend>${g.name} ${g.min_select > 0 ? html`<span class="req">${t('required')}</span>` : null}</legend>
+        <p class="muted small" id=${`gh-${g.id}`}>${choiceText(g)}</p>
+        ${g.options.map((o) => {
+          const on = (chosen[g.id] ?? []).includes(o.id);
+          const full = g.max_select > 1 && !on && (chosen[g.id] ?? []).length >= g.max_select;
+          return html`<label class="option" data-option=${o.name}>
+            <input type=${g.max_select === 1 ? 'radio' : 'checkbox'} name=${`g-${g.id}`} value=${o.id} checked=${on} disabled=${full} onChange=${(e) => pick(g, o.id, e.currentTarget.checked)} />
+            <span class="opt-name">${o.name}${o.allergens?.length ? html`<small>${t('contains')}: ${o.allergens.map(allergenName).join(', ')}</small>` : null}</span>
+            <span class="opt-price">${delta(o.price_delta_cents)}</span>
+          </label>`;
+        })}
+      </fieldset>`)}
+      <p class="muted" id="sheet-missing" aria-live="polite">${missing.length ? tf('still_choose', { groups: missing.map((g) => g.name).join(', ') }) : ''}</p>
+      <div class="sheet-buttons">
+        <button type="button" id="sheet-cancel" onClick=${onClose}>${t('cancel')}</button>
+        <button type="button" class="primary" id="sheet-add" disabled=${missing.length > 0} onClick=${() => onAdd(ids)}>${tf('add_price', { price: euro(price) })}</button>
+      </div>
+    </div>
+  </div>`;
+}
+
+/** The allergen filter: "zonder gluten / melk / noten …", the common ones first, the rest behind "more". */
+const COMMON = ['gluten', 'milk', 'nuts', 'peanuts', 'eggs'];
+function AllergenFilter({ exclude, setExclude }) {
+  const [more, setMore] = useState(exclude.some((c) => !COMMON.includes(c)));
+  const toggle = (code) => setExclude(exclude.includes(code) ? exclude.filter((c) => c !== code) : ALLERGENS.map((a) => a[0]).filter((c) => c === code || exclude.includes(c)));
+  const codes = more ? ALLERGENS.map((a) => a[0]) : COMMON;
+  return html`<section class="filter" id="allergen-filter" aria-labelledby="filter-title">
+    <h2 id="filter-title">${t('filter_title')}</h2>
+    <p class="muted small">${t('filter_hint')}</p>
+    <div class="chips">${codes.map((c) => html`<button type="button" class="chip" data-exclude=${c} aria-pressed=${String(exclude.includes(c))} onClick=${() => toggle(c)}>
+      <span class="al-icon" aria-hidden="true">${allergenMark(c)}</span><span class="sr-only">${t('without')} </span>${allergenName(c).toLowerCase()}</button>`)}
+      ${more ? null : html`<button type="button" class="chip more" id="more-allergens" onClick=${() => setMore(true)}>${t('more_allergens')}…</button>`}
+    </div>
+    ${exclude.length ? html`<p class="small" id="filter-note" role="status">${tf('hidden_filter', { list: exclude.map((c) => allergenName(c).toLowerCase()).join(', ') })} ${t('ask_staff')}</p>` : null}
+  </section>`;
+}
+
 // ─── Menu, basket and checkout ────────────────────────────────────────────────────────────────
 function MenuPage({ slug }) {
   const [menu, setMenu] = useState(null);
   const [error, setError] = useState('');
-  const [basket, setBasket] = useState(/** @type {Record<string, number>} */ ({}));
+  /** Basket lines: a dish with its chosen options (the same dish with other options is another line). */
+  const [basket, setBasket] = useState(/** @type {Array<{ key: string, product_id: string, options: string[], quantity: number }>} */ ([]));
+  const [exclude, setExclude] = useState(/** @type {string[]} */ ([]));
+  const [sheetFor, setSheetFor] = useState(/** @type {any} */ (null));
+  /** Every dish seen (also those a filter hides now), so the basket keeps its names and prices. */
+  const known = useRef(/** @type {Map<string, any>} */ (new Map())).current;
   const [type, setType] = useState('pickup');
   const [sending, setSending] = useState(false);
   const [key, setKey] = useState(newKey());
   const [fieldErrors, setFieldErrors] = useState(/** @type {Record<string, string>} */ ({}));
   useEffect(() => {
-    api('GET', `/public/menu/${encodeURIComponent(slug)}`).then(setMenu, (e) => setError(e.status === 404 ? t('not_found') : e.message));
-  }, [slug]);
+    const q = exclude.length ? `?exclude=${exclude.join(',')}` : '';
+    api('GET', `/public/menu/${encodeURIComponent(slug)}${q}`).then((m) => {
+      for (const c of m.categories) for (const p of c.products) known.set(p.id, p);
+      setMenu(m);
+    }, (e) => setError(e.status === 404 ? t('not_found') : e.message));
+  }, [slug, exclude.join(',')]);
   useEffect(() => {
     if (menu) document.title = `${menu.restaurant.name} · ${t('menu')}`;
   }, [menu]);
   const labels = { 'customer.name': t('name'), 'customer.phone': t('phone'), 'customer.email': t('email'), name: t('name'), phone: t('phone'), email: t('email'), delivery_address: t('address'), table: t('table_name'), notes: t('notes'), items: t('items'), type: t('order_type') };
   if (error && !menu) return html`<main class="page"><${Err} text=${error} /></main>`;
   if (!menu) return html`<main class="page"><p class="loading">…</p></main>`;
-  const products = new Map(menu.categories.flatMap((c) => c.products.map((p) => [p.id, p])));
-  const lines = Object.entries(basket).filter(([, q]) => q > 0);
-  const total = lines.reduce((s, [id, q]) => s + (products.get(id)?.price_cents ?? 0) * q, 0);
-  const change = (id, d) => {
-    setBasket((b) => ({ ...b, [id]: Math.max(0, Math.min(99, (b[id] ?? 0) + d)) }));
+  const optionOf = (p, id) => p?.modifier_groups?.flatMap((g) => g.options).find((o) => o.id === id);
+  const unitPrice = (l) => {
+    const p = known.get(l.product_id);
+    return (p?.price_cents ?? 0) + l.options.reduce((s, id) => s + (optionOf(p, id)?.price_delta_cents ?? 0), 0);
+  };
+  const lines = basket.filter((l) => l.quantity > 0);
+  const total = lines.reduce((s, l) => s + unitPrice(l) * l.quantity, 0);
+  const count = (/** @type {string} */ id) => lines.filter((l) => l.product_id === id).reduce((n, l) => n + l.quantity, 0);
+  const addLine = (/** @type {string} */ product_id, /** @type {string[]} */ options) => {
+    const k = `${product_id}|${[...options].sort().join(',')}`;
+    setBasket((b) => (b.some((l) => l.key === k) ? b.map((l) => (l.key === k ? { ...l, quantity: Math.min(99, l.quantity + 1) } : l)) : [...b, { key: k, product_id, options, quantity: 1 }]));
     setKey(newKey());
+  };
+  const changeLine = (/** @type {string} */ k, /** @type {number} */ d) => {
+    setBasket((b) => b.map((l) => (l.key === k ? { ...l, quantity: Math.max(0, Math.min(99, l.quantity + d)) } : l)).filter((l) => l.quantity > 0));
+    setKey(newKey());
+  };
+  const plus = (p) => (p.modifier_groups?.some((g) => g.options.length) ? setSheetFor(p) : addLine(p.id, []));
+  const minus = (p) => {
+    const last = [...lines].reverse().find((l) => l.product_id === p.id);
+    if (last) changeLine(last.key, -1);
   };
   const submit = async (e) => {
     e.preventDefault();
@@ -178,7 +300,8 @@ function MenuPage({ slug }) {
     setFieldErrors({});
     try {
       const body = {
-        items: lines.map(([product_id, quantity]) => ({ product_id, quantity })),
+        // CONTRACT §17: a line's options as `modifiers: [{ option_id }]` (left out for a dish without).
+        items: lines.map((l) => ({ product_id: l.product_id, quantity: l.quantity, ...(l.options.length ? { modifiers: l.options.map((option_id) => ({ option_id })) } : {}) })),
         customer: { name: f.name, phone: f.phone, ...(f.email ? { email: f.email } : {}) },
         type,
         ...(type === 'table' ? { table: f.table } : {}),
@@ -198,6 +321,7 @@ function MenuPage({ slug }) {
     }
   };
   const fe = (/** @type {string} */ k) => ({ 'aria-invalid': fieldErrors[k] ? 'true' : null, 'aria-describedby': fieldErrors[k] ? `err-${k}` : null });
+  const optionNames = (l) => l.options.map((id) => optionOf(known.get(l.product_id), id)?.name).filter(Boolean).join(', ');
   return html`<main class="page" id="menu-page">
     <h1>${menu.restaurant.name}</h1>
     <${RestaurantInfo} r=${menu.restaurant} />
@@ -205,22 +329,31 @@ function MenuPage({ slug }) {
     ${!menu.ordering.accepting
       ? html`<section class="notice" id="paused" role="status"><h2>${t('paused_title')}</h2><p>${lang === 'nl' && menu.ordering.message ? menu.ordering.message : t('paused')}</p></section>`
       : null}
-    ${menu.categories.map((c) => html`<section class="category"><h2>${c.name}</h2>
+    <${AllergenFilter} exclude=${exclude} setExclude=${setExclude} />
+    ${menu.categories.every((c) => c.products.length === 0) ? html`<p class="notice" id="no-dishes">${t('no_dishes')}</p>` : null}
+    ${menu.categories.filter((c) => c.products.length).map((c) => html`<section class="category"><h2>${c.name}</h2>
       ${c.products.map((p) => html`<div class="dish" data-dish=${p.name}>
-        <div><strong>${p.name}</strong>${p.description ? html`<small>${p.description}</small>` : null}<span class="price">${euro(p.price_cents)}</span></div>
+        <div class="dish-text"><strong>${p.name}</strong> <${Diet} dietary=${p.dietary} />${p.description ? html`<small>${p.description}</small>` : null}
+          <span class="price">${euro(p.price_cents)}${p.modifier_groups?.length ? html` <small class="inline">${t('with_options')}</small>` : null}</span>
+          <${Allergens} codes=${p.allergens} /></div>
         ${menu.ordering.accepting
-          ? html`<div class="qty">${basket[p.id] ? html`<button type="button" aria-label="−" onClick=${() => change(p.id, -1)}>−</button><span>${basket[p.id]}</span>` : null}
-              <button type="button" class="add" aria-label=${`${t('add')}: ${p.name}`} onClick=${() => change(p.id, 1)}>+</button></div>`
+          ? html`<div class="qty">${count(p.id) ? html`<button type="button" aria-label=${`${t('one_less')}: ${p.name}`} onClick=${() => minus(p)}>−</button><span>${count(p.id)}</span>` : null}
+              <button type="button" class="add" aria-label=${`${t('add')}: ${p.name}`} onClick=${() => plus(p)}>+</button></div>`
           : null}
       </div>`)}
     </section>`)}
     ${menu.ordering.accepting && lines.length
-      ? html`<a class="basket-bar" href="#checkout" id="basket-bar">${t('basket')}: ${lines.reduce((n, [, q]) => n + q, 0)} · ${euro(total)}</a>`
+      ? html`<a class="basket-bar" href="#checkout" id="basket-bar">${t('basket')}: ${lines.reduce((n, l) => n + l.quantity, 0)} · ${euro(total)}</a>`
       : null}
     ${menu.ordering.accepting
       ? html`<form class="checkout" id="checkout" onSubmit=${submit}>
           <h2>${t('basket')}</h2>
-          ${lines.length === 0 ? html`<p class="muted">${t('empty_basket')}</p>` : html`<ul>${lines.map(([id, q]) => html`<li>${q}× ${products.get(id)?.name} <span>${euro((products.get(id)?.price_cents ?? 0) * q)}</span></li>`)}</ul>
+          ${lines.length === 0 ? html`<p class="muted">${t('empty_basket')}</p>` : html`<ul id="basket-lines">${lines.map((l) => html`<li class="line" data-line=${known.get(l.product_id)?.name}>
+              <span>${l.quantity}× ${known.get(l.product_id)?.name}${l.options.length ? html`<small class="line-options">${optionNames(l)}</small>` : null}</span>
+              <span class="line-end"><span>${euro(unitPrice(l) * l.quantity)}</span>
+                <button type="button" class="small-btn" aria-label=${`${t('one_less')}: ${known.get(l.product_id)?.name}`} onClick=${() => changeLine(l.key, -1)}>−</button>
+                <button type="button" class="small-btn" aria-label=${`${t('one_more')}: ${known.get(l.product_id)?.name}`} onClick=${() => changeLine(l.key, 1)}>+</button></span>
+            </li>`)}</ul>
             <p class="total">${t('total')} <strong id="basket-total">${euro(total)}</strong></p>`}
           <fieldset><legend>${t('order_type')}</legend>
             ${['pickup', 'delivery', 'table'].map((k) => html`<label class="radio"><input type="radio" name="type" value=${k} checked=${type === k} onChange=${() => setType(k)} /> ${t(k)}</label>`)}
@@ -235,6 +368,7 @@ function MenuPage({ slug }) {
           <button type="submit" class="primary" id="order-submit" disabled=${sending || lines.length === 0}>${sending ? t('sending') : type === 'table' ? t('place_order') : `${t('checkout')} (${euro(total)})`}</button>
         </form>`
       : null}
+    ${sheetFor ? html`<${OptionsSheet} dish=${sheetFor} onClose=${() => setSheetFor(null)} onAdd=${(ids) => { addLine(sheetFor.id, ids); setSheetFor(null); }} />` : null}
   </main>`;
 }
 
@@ -252,7 +386,7 @@ function OrderPage({ slug, id }) {
     <p id="order-payment" class=${o.payment_status === 'paid' ? 'ok' : failed ? 'error' : 'muted'}>${o.payment_status === 'paid' ? t('paid') : failed ? t('payment_failed') : o.payment ? t('waiting_payment') : t('not_paid')}</p>
     ${failed ? html`<${RetryButton} slug=${slug} orderId=${o.id} />` : null}
     ${!o.seen_by_restaurant ? html`<p class="notice">${t('not_seen')}</p>` : null}
-    <ul>${o.items.map((i) => html`<li>${i.quantity}× ${i.name} <span>${euro(i.total_cents)}</span></li>`)}</ul>
+    <ul>${o.items.map((i) => html`<li><span>${i.quantity}× ${i.name}${i.modifiers?.length ? html`<small class="line-options">${i.modifiers.map((m) => m.name).join(', ')}</small>` : null}</span> <span>${euro(i.total_cents)}</span></li>`)}</ul>
     <p class="total">${t('total')} <strong>${euro(o.total_cents)}</strong></p>
   </main>`;
 }

@@ -21,6 +21,10 @@ const NL = {
   check_field: 'Controleer dit veld.', check_fields: 'Controleer de gemarkeerde velden.', conflict: 'Dat lukt niet meer, bijvoorbeeld omdat dit tijdstip net vol is. Kies een ander.',
   rate_limited: 'Te veel pogingen; probeer het over een minuut opnieuw.', days: ['maandag', 'dinsdag', 'woensdag', 'donderdag', 'vrijdag', 'zaterdag', 'zondag'],
   delivery_address: 'Bezorgadres', amount_label: 'Bedrag', party_size: 'Aantal personen', items: 'Bestelling',
+  filter_title: 'Allergieën?', filter_hint: 'Toon alleen gerechten zonder:', without: 'zonder', more_allergens: 'Meer allergenen', hidden_filter: 'Gerechten met {list} staan er niet bij.',
+  no_dishes: 'Er zijn geen gerechten zonder deze allergenen.', contains: 'Bevat', vegetarian: 'Vegetarisch', vegan: 'Veganistisch', ask_staff: 'Vraag het restaurant bij twijfel.',
+  required: 'verplicht', choose_n: 'kies {n}', choose_range: 'kies {min} tot {max}', choose_upto: 'kies maximaal {max}', still_choose: 'Kies nog: {groups}',
+  cancel: 'Annuleren', add_price: 'Toevoegen · {price}', with_options: 'met keuze', one_less: 'Eén minder', one_more: 'Eén meer', options: 'Keuzes', veg_only: 'Alleen vegetarisch',
 };
 const EN = {
   menu: 'Menu', basket: 'Basket', empty_basket: 'Your basket is empty.', add: 'Add', unavailable: 'Not available',
@@ -43,6 +47,10 @@ const EN = {
   check_field: 'Please check this field.', check_fields: 'Please check the marked fields.', conflict: 'That is no longer possible, for example because this time just filled up. Please choose another.',
   rate_limited: 'Too many attempts; please try again in a minute.', days: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'],
   delivery_address: 'Delivery address', amount_label: 'Amount', party_size: 'Number of guests', items: 'Order',
+  filter_title: 'Allergies?', filter_hint: 'Only show dishes without:', without: 'no', more_allergens: 'More allergens', hidden_filter: 'Dishes with {list} are left out.',
+  no_dishes: 'There are no dishes without these allergens.', contains: 'Contains', vegetarian: 'Vegetarian', vegan: 'Vegan', ask_staff: 'When in doubt, ask the restaurant.',
+  required: 'required', choose_n: 'choose {n}', choose_range: 'choose {min} to {max}', choose_upto: 'choose up to {max}', still_choose: 'Still to choose: {groups}',
+  cancel: 'Cancel', add_price: 'Add · {price}', with_options: 'with choices', one_less: 'One less', one_more: 'One more', options: 'Choices', veg_only: 'Vegetarian only',
 };
 const KEY = 'guest.lang';
 export let lang = /** @type {'nl'|'en'} */ (localStorage.getItem(KEY) === 'en' ? 'en' : 'nl');
@@ -59,3 +67,22 @@ export const euro = (/** @type {number} */ cents) => new Intl.NumberFormat(lang 
 export const longDate = (ymd) => new Intl.DateTimeFormat(lang === 'en' ? 'en-GB' : 'nl-NL', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(new Date(`${ymd}T12:00:00`));
 /** Any list entry (days) or text; `{n}`-style placeholders filled. @param {string} k @param {Record<string, string|number>} [vars] */
 export const tf = (k, vars = {}) => String(t(/** @type {any} */ (k))).replace(/\{(\w+)\}/g, (_, v) => String(vars[v] ?? ''));
+
+/**
+ * The 14 allergens of Regulation (EU) 1169/2011 (CONTRACT §17): code, Dutch, English and the short
+ * mark on its round icon. Both names are always shown (a tourist and the staff read the same dish).
+ * @type {Array<[code: string, nl: string, en: string, mark: string]>}
+ */
+export const ALLERGENS = [
+  ['gluten', 'Gluten', 'Gluten', 'Gl'], ['crustaceans', 'Schaaldieren', 'Crustaceans', 'Sc'], ['eggs', 'Eieren', 'Eggs', 'Ei'], ['fish', 'Vis', 'Fish', 'Vi'],
+  ['peanuts', "Pinda's", 'Peanuts', 'Pi'], ['nuts', 'Noten', 'Tree nuts', 'No'], ['soybeans', 'Soja', 'Soy', 'So'], ['milk', 'Melk', 'Milk', 'Me'],
+  ['celery', 'Selderij', 'Celery', 'Se'], ['mustard', 'Mosterd', 'Mustard', 'Mo'], ['sesame', 'Sesamzaad', 'Sesame', 'Ss'], ['sulphites', 'Sulfiet', 'Sulphites', 'Su'],
+  ['lupin', 'Lupine', 'Lupin', 'Lu'], ['molluscs', 'Weekdieren', 'Molluscs', 'We'],
+];
+const BY_CODE = new Map(ALLERGENS.map((a) => [a[0], a]));
+/** The allergen's name in the page's language. @param {string} code */
+export const allergenName = (code) => BY_CODE.get(code)?.[lang === 'en' ? 2 : 1] ?? code;
+/** The other language's name (shown beside it). @param {string} code */
+export const allergenOther = (code) => BY_CODE.get(code)?.[lang === 'en' ? 1 : 2] ?? '';
+/** @param {string} code */
+export const allergenMark = (code) => BY_CODE.get(code)?.[3] ?? '?';

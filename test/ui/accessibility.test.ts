@@ -125,6 +125,14 @@ describeBrowser('accessibility of every screen (axe-core, issue 26)', () => {
     await page.goto(`${r.base}/g/${r.slug}/`);
     await page.waitForSelector('#menu-page');
     await shot(page, 'a11y-guest-menu-390');
+    // Issue 23: the allergen filter in use and the options sheet before "add".
+    await page.click('#allergen-filter [data-exclude="gluten"]');
+    await page.waitForSelector('#filter-note');
+    await page.click('.dish[data-dish="Biefstuk"] .add');
+    await page.waitForSelector('#options-sheet');
+    await check(page, 'guest options sheet');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#options-sheet', { state: 'detached' });
     expect(pages.length).toBeGreaterThanOrEqual(3);
     expect(found).toEqual({});
   }, 120_000);

@@ -114,4 +114,62 @@ describeBrowser('menu depth: choices, allergens and courses on the screens (issu
     await page.waitForSelector('#confirm-dialog', { state: 'detached' });
     expect((await r.api('GET', '/modifier-groups')).data).toHaveLength(1);
   }, 120_000);
+
+  it('a guest on a 390×844 phone filters out milk, sees allergens in Dutch and English, and must pick a sauce before adding the steak', async () => {
+    const sauce = await r.api('POST', '/modifier-groups', { name: 'Saus bij de biefstuk', min_select: 1, max_select: 1, options: [{ name: 'Pepersaus', price_delta_cents: 150 }, { name: 'Roomboter-saus', ingredient_product_id: r.ids.butter, ingredient_quantity: 0.02 }, { name: 'Chimichurri', price_delta_cents: 100 }] });
+    const extras = await r.api('POST', '/modifier-groups', { name: "Extra's", min_select: 0, max_select: 2, options: [{ name: 'Gebakken ui', price_delta_cents: 100 }, { name: 'Champignons', price_delta_cents: 150 }, { name: 'Spek', price_delta_cents: 200 }] });
+    await r.api('PATCH', `/products/${r.ids.butter}`, { allergens: ['milk'] });
+    // The optional group comes first in the dish's order: the sheet still asks the forced one first.
+    await r.api('PATCH', `/products/${r.ids.steak}`, { modifier_group_ids: [extras.id, sauce.id], allergens: ['mustard'] });
+    await r.api('POST', '/products', { name: 'Kaasplankje', price_cents: 1150, allergens: ['milk', 'nuts'], dietary: ['vegetarian'] });
+    await r.api('PATCH', `/products/${r.ids.soup}`, { dietary: ['vegan'] });
+    const pepper = sauce.options.find((o: { name: string }) => o.name === 'Pepersaus').id;
+    const onion = extras.options.find((o: { name: string }) => o.name === 'Gebakken ui').id;
+
+    const page = await r.open(390, 844);
+    await page.goto(`${r.base}/g/${r.slug}/`);
+    await page.waitForSelector('#menu-page .dish[data-dish="Kaasplankje"]');
+    const cheese = page.locator('.dish[data-dish="Kaasplankje"]');
+    expect(await text(page, '.dish[data-dish="Kaasplankje"] .allergens')).toContain('Melk · Milk');
+    expect(await text(page, '.dish[data-dish="Kaasplankje"] .allergens')).toContain('Noten · Tree nuts');
+    expect(await cheese.locator('[data-diet="vegetarian"]').textContent()).toContain('Vegetarisch');
+    expect(await page.locator('.dish[data-dish="Tomatensoep"] [data-diet="vegan"]').textContent()).toContain('Veganistisch');
+    await shot(page, 'menu-depth-guest-menu-390');
+
+    // Without milk: the cheese board goes, and so does the butter sauce among the steak's options.
+    await page.click('#allergen-filter [data-exclude="milk"]');
+    await page.waitForSelector('.dish[data-dish="Kaasplankje"]', { state: 'detached' });
+    expect(await page.getAttribute('#allergen-filter [data-exclude="milk"]', 'aria-pressed')).toBe('true');
+    expect(await text(page, '#filter-note')).toContain('Gerechten met melk staan er niet bij.');
+    expect(await page.locator('.dish[data-dish="Tomatensoep"]').count()).toBe(1);
+    await page.click('.dish[data-dish="Biefstuk"] .add');
+    const sheet = page.locator('#options-sheet');
+    await sheet.waitFor();
+    expect(await sheet.locator('fieldset.group').evaluateAll((f) => f.map((x) => x.getAttribute('data-group')))).toEqual(['Saus bij de biefstuk', "Extra's"]);
+    expect(await sheet.locator('[data-group="Saus bij de biefstuk"] label.option').evaluateAll((l) => l.map((x) => x.getAttribute('data-option')))).toEqual(['Pepersaus', 'Chimichurri']);
+    expect(await page.isDisabled('#sheet-add')).toBe(true);
+    expect(await text(page, '#sheet-missing')).toBe('Kies nog: Saus bij de biefstuk');
+    // At most two extras: the third box is closed once two are ticked.
+    await sheet.locator('[data-option="Gebakken ui"] input').check();
+    await sheet.locator('[data-option="Spek"] input').check();
+    expect(await sheet.locator('[data-option="Champignons"] input').isDisabled()).toBe(true);
+    await sheet.locator('[data-option="Spek"] input').uncheck();
+    await sheet.locator('[data-option="Pepersaus"] input').check();
+    expect(await text(page, '#sheet-add')).toBe('Toevoegen · € 25,00');
+    await shot(page, 'menu-depth-guest-sheet-390');
+    await page.click('#sheet-add');
+    await sheet.waitFor({ state: 'detached' });
+    expect(await text(page, '#basket-total')).toBe('€ 25,00');
+    expect(await text(page, '#basket-lines [data-line="Biefstuk"]')).toContain('Pepersaus, Gebakken ui');
+    // No horizontal scrolling on the phone.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+    await page.fill('#checkout [name=name]', 'Gast Zondermelk');
+    await page.fill('#checkout [name=phone]', '0612345678');
+    const request = page.waitForRequest((q) => q.method() === 'POST' && q.url().includes('/public/order/'));
+    await page.click('#order-submit');
+    const body = (await request).postDataJSON();
+    expect(body.items).toEqual([{ product_id: r.ids.steak, quantity: 1, modifiers: [{ option_id: pepper }, { option_id: onion }] }]);
+    await shot(page, 'menu-depth-guest-submitted-390');
+  }, 120_000);
 });
