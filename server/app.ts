@@ -11,6 +11,7 @@ import { newId } from './shared/ids.js';
 import { MUTATING_METHODS } from './shared/rate-limit.js';
 import errorsPlugin from './plugins/errors.js';
 import authPlugin from './plugins/auth.js';
+import guardsPlugin from './plugins/guards.js';
 import openapiPlugin from './plugins/openapi.js';
 import realtimePlugin from './plugins/realtime.js';
 import consumersPlugin from './plugins/consumers.js';
@@ -35,6 +36,12 @@ export interface AppDeps {
 }
 
 export { RATE_LIMIT_EXEMPT } from './shared/rate-limit.js';
+
+/**
+ * Routes that other plugins add, which cannot declare their access: the API docs page's files
+ * (@fastify/swagger-ui) and the staff app's and guest pages' static files (@fastify/static). Public.
+ */
+const UNDECLARED_PUBLIC = ['/api/v1/docs', '/app/', '/g/assets/'];
 
 /** Never logged: session cookies, API keys, sync keys. */
 export const REDACT = ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'];
@@ -123,9 +130,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     allowList: (request) => !MUTATING_METHODS.has(request.method),
     errorResponseBuilder: (_request, context) => rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
-  await app.register(openapiPlugin);
   const infra = infrastructureOptions(app, deps, deps.services);
   await app.register(authPlugin, { ...infra.session, trustedOrigins: config.publicBaseUrl ? [config.publicBaseUrl] : [] });
+  // Before any route (the OpenAPI description's too): every route declares its access (docs/adr/0008-module-frame.md).
+  await app.register(guardsPlugin, { ...infra.guards, session: (request) => app.authenticate(request), undeclaredPublic: UNDECLARED_PUBLIC });
+  await app.register(openapiPlugin);
   await app.register(realtimePlugin, { lookup: infra.session.lookup, events: infra.events, changes: deps.changes, db: deps.handle.db, adapter: cluster?.adapter });
   const jobs: JobSpec[] = [...infra.jobs];
   // The appliance's nightly backup (server/backup.ts): 03:30 local time, the newest 14 kept.

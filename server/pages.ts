@@ -51,7 +51,7 @@ export const PAGES_INLINE_SCRIPTS = [...inlineScriptsOf(SETUP), ...inlineScripts
 
 /** The pages a person opens in a browser on the appliance: first-run setup, or a landing page. */
 export const pagesRoutes: FastifyPluginAsync<{ tenants: TenantsService; role: Role }> = async (app, { tenants, role }) => {
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => {
     const needsSetup = role === 'local' && (await tenants.count()) === 0;
     return reply.type('text/html; charset=utf-8').send(needsSetup ? SETUP : HOME);
   });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { FastifyRequest } from 'fastify';
 import type { Role } from '../server/shared/role.js';
 import { sessionOf } from '../server/plugins/auth.js';
 import { AppError } from '../server/shared/errors.js';
@@ -8,6 +9,7 @@ import { RATE_LIMIT_EXEMPT } from '../server/shared/rate-limit.js';
 import { tenantRoom } from '../server/plugins/realtime.js';
 import { HelloResponse, MAX_PUSH_BODY_BYTES, PullQuery, PullResponse, PushBody, PushResponse, SnapshotQuery, SnapshotResponse, VersionQuery } from './protocol.js';
 import type { SyncService } from './service.js';
+import type { DeviceRow } from './cloud.js';
 import type { SyncStatus } from './status.js';
 
 declare module '../server/plugins/realtime.js' {
@@ -55,7 +57,14 @@ const Status = z
 const onlyInCloud = () => new AppError('NOT_FOUND', 'Deze functie bestaat alleen in de cloud.');
 
 /** Sync endpoints (sync/README.md): status for staff, device registry for admins, push/pull/hello for appliances (bearer SYNC_KEY). */
-export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }> = async (app, { sync, role }) => {
+export interface SyncRoutesOptions {
+  sync: SyncService;
+  role: Role;
+  /** The appliance whose SYNC_KEY the request carried (checked by the `syncKey` guard, server/plugins/guards.ts). */
+  deviceOf: (request: FastifyRequest) => DeviceRow;
+}
+
+export const syncRoutes: FastifyPluginAsyncZod<SyncRoutesOptions> = async (app, { sync, role, deviceOf }) => {
   const cloudOnly = async () => {
     if (role !== 'cloud') throw onlyInCloud();
   };
@@ -84,20 +93,21 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
 
   app.get(
     '/sync/status',
-    { preHandler: app.requireSession, schema: { tags: ['Synchronisatie'], summary: 'Sync state of this node: pending changes, oldest, last success and error', response: { 200: Status, ...errors(401) } } },
+    { config: { access: 'session' }, schema: { tags: ['Synchronisatie'], summary: 'Sync state of this node: pending changes, oldest, last success and error', response: { 200: Status, ...errors(401) } } },
     async (request) => sync.status(sessionOf(request).tenantId),
   );
 
   app.get(
     '/sync/devices',
-    { preHandler: [cloudOnly, app.requireAdmin], schema: { tags: ['Synchronisatie'], summary: 'Registered appliances (cloud)', response: { 200: listOf(Device), ...errors(401, 403, 404) } } },
+    { config: { access: 'admin' }, preHandler: cloudOnly, schema: { tags: ['Synchronisatie'], summary: 'Registered appliances (cloud)', response: { 200: listOf(Device), ...errors(401, 403, 404) } } },
     async (request) => ({ data: await sync.cloud.listDevices(sessionOf(request).tenantId) }),
   );
 
   app.post(
     '/sync/devices',
     {
-      preHandler: [cloudOnly, app.requireAdmin],
+      config: { access: 'admin' },
+      preHandler: cloudOnly,
       schema: {
         tags: ['Synchronisatie'],
         summary: 'Register an appliance; answers its SYNC_KEY once',
@@ -114,7 +124,8 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
   app.delete(
     '/sync/devices/:id',
     {
-      preHandler: [cloudOnly, app.requireAdmin],
+      config: { access: 'admin' },
+      preHandler: cloudOnly,
       schema: { tags: ['Synchronisatie'], summary: 'Revoke an appliance key (its accepted changes stay)', params: z.object({ id: z.string().min(1).max(64) }), response: { 204: z.null(), ...errors(401, 403, 404) } },
     },
     async (request, reply) => {
@@ -126,7 +137,8 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
   app.post(
     '/sync/devices/:id/rotate',
     {
-      preHandler: [cloudOnly, app.requireAdmin],
+      config: { access: 'admin' },
+      preHandler: cloudOnly,
       schema: {
         tags: ['Synchronisatie'],
         summary: "Give an appliance a new SYNC_KEY (answered once); the old key stops working at once, the appliance keeps its data",
@@ -143,8 +155,8 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
   // Appliance endpoints: authenticated by the device's SYNC_KEY, exempt from the mutation rate limit (CONTRACT §4).
   app.get(
     '/sync/hello',
-    { preHandler: cloudOnly, config: { ...RATE_LIMIT_EXEMPT }, schema: { tags: ['Synchronisatie'], summary: 'Appliance handshake: versions, device and tenant', querystring: VersionQuery, response: { 200: HelloResponse, ...errors(401, 404, 409) } } },
-    async (request) => sync.cloud.hello(await sync.cloud.authenticate(request.headers.authorization), request.query),
+    { preHandler: cloudOnly, config: { access: 'syncKey', ...RATE_LIMIT_EXEMPT }, schema: { tags: ['Synchronisatie'], summary: 'Appliance handshake: versions, device and tenant', querystring: VersionQuery, response: { 200: HelloResponse, ...errors(401, 404, 409) } } },
+    async (request) => sync.cloud.hello(deviceOf(request), request.query),
   );
 
   app.post(
@@ -154,27 +166,27 @@ export const syncRoutes: FastifyPluginAsyncZod<{ sync: SyncService; role: Role }
       bodyLimit: MAX_PUSH_BODY_BYTES,
       // Exempt from the per-IP rate limit, not from limits: a per-device budget (429). NUL bytes and
       // sizes inside the ops are refused per op (a recorded rejection), never as a 400 for the whole push.
-      config: { ...RATE_LIMIT_EXEMPT, nulCheckSkip: ['ops'] },
+      config: { access: 'syncKey', ...RATE_LIMIT_EXEMPT, nulCheckSkip: ['ops'] },
       schema: { tags: ['Synchronisatie'], summary: "Apply a batch of the appliance's ops, idempotently, in device_seq order", body: PushBody, response: { 200: PushResponse, ...errors(400, 401, 404, 409, 413, 429) } },
     },
-    async (request) => sync.cloud.push(await sync.cloud.authenticate(request.headers.authorization), request.body),
+    async (request) => sync.cloud.push(deviceOf(request), request.body),
   );
 
   app.get(
     '/sync/snapshot',
     {
       preHandler: cloudOnly,
-      config: { ...RATE_LIMIT_EXEMPT },
+      config: { access: 'syncKey', ...RATE_LIMIT_EXEMPT },
       schema: { tags: ['Synchronisatie'], summary: "Bootstrap of an empty appliance: the tenant's current rows, page by page, and the seq to pull from afterwards", querystring: SnapshotQuery, response: { 200: SnapshotResponse, ...errors(400, 401, 404, 409) } },
     },
-    async (request) => sync.cloud.snapshot(await sync.cloud.authenticate(request.headers.authorization), request.query),
+    async (request) => sync.cloud.snapshot(deviceOf(request), request.query),
   );
 
   app.get(
     '/sync/pull',
-    { preHandler: cloudOnly, config: { ...RATE_LIMIT_EXEMPT }, schema: { tags: ['Synchronisatie'], summary: 'Cloud changes after a cursor, in seq order (long-poll with wait)', querystring: PullQuery, response: { 200: PullResponse, ...errors(400, 401, 404, 409) } } },
+    { preHandler: cloudOnly, config: { access: 'syncKey', ...RATE_LIMIT_EXEMPT }, schema: { tags: ['Synchronisatie'], summary: 'Cloud changes after a cursor, in seq order (long-poll with wait)', querystring: PullQuery, response: { 200: PullResponse, ...errors(400, 401, 404, 409) } } },
     async (request, reply) => {
-      const device = await sync.cloud.authenticate(request.headers.authorization);
+      const device = deviceOf(request);
       const abort = new AbortController();
       // The appliance hung up during a long-poll, or this server is closing: stop waiting.
       reply.raw.once('close', () => abort.abort());

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { paymentWarning, type Config } from '../config.js';
 import type { ChangeLog } from '../db/change-log.js';
 import type { DbHandle } from '../db/connection.js';
@@ -58,6 +58,9 @@ import { webhooksJobs } from './webhooks/webhooks.jobs.js';
 import { callbackSender } from './payments/payments.routes.js';
 import { MODULE_LIVE_EVENTS } from './live-events.js';
 import type { AuthPluginOptions } from '../plugins/auth.js';
+import type { GuardsOptions } from '../plugins/guards.js';
+import { apiKeyGuard } from './apikeys/apikeys.guard.js';
+import { unauthorized } from '../shared/errors.js';
 import type { LiveEvents } from '../plugins/realtime.js';
 import type { JobSpec } from '../plugins/scheduler.js';
 
@@ -144,14 +147,36 @@ export function moduleJobs(app: FastifyInstance, deps: CoreDeps, services: Servi
   ];
 }
 
+type Device = Awaited<ReturnType<Services['sync']['cloud']['authenticate']>>;
+/** The appliance of each request that passed the `syncKey` guard (one key lookup per request). */
+const devices = new WeakMap<FastifyRequest, Device>();
+
+/** The appliance whose SYNC_KEY a `syncKey` route's request carried (server/plugins/guards.ts checked it). */
+export function deviceOf(request: FastifyRequest): Device {
+  const device = devices.get(request);
+  if (!device) throw unauthorized('Geen geldige synchronisatiesleutel.');
+  return device;
+}
+
 /**
  * What the infrastructure gets from the areas, handed to the plugins as options by server/app.ts
- * (the plugins import no module): the session lookup and cookie lifetime (auth), every area's
- * change kind → socket event (realtime) and every area's cron jobs (scheduler).
+ * (the plugins import no module): the session lookup and cookie lifetime (auth), the API-key and
+ * SYNC_KEY checks behind `access: { apiKey }` and `access: 'syncKey'` (guards), every area's change
+ * kind → socket event (realtime) and every area's cron jobs (scheduler).
  */
-export function infrastructureOptions(app: FastifyInstance, deps: CoreDeps, services: Services): { session: AuthPluginOptions; events: LiveEvents; jobs: JobSpec[] } {
+export function infrastructureOptions(
+  app: FastifyInstance,
+  deps: CoreDeps,
+  services: Services,
+): { session: AuthPluginOptions; guards: Pick<GuardsOptions, 'apiKey' | 'syncKey'>; events: LiveEvents; jobs: JobSpec[] } {
   return {
     session: { lookup: services.auth.authenticate, maxAgeMs: ABSOLUTE_MS },
+    guards: {
+      apiKey: apiKeyGuard(app, services.apiKeys),
+      syncKey: async (request) => {
+        devices.set(request, await services.sync.cloud.authenticate(request.headers.authorization));
+      },
+    },
     events: MODULE_LIVE_EVENTS,
     jobs: moduleJobs(app, deps, services),
   };
@@ -165,19 +190,19 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(authRoutes, { auth: services.auth });
       await api.register(tenantsRoutes, { tenants: services.tenants, role: deps.config.role });
       await api.register(usersRoutes, { users: services.users });
-      await api.register(syncRoutes, { sync: services.sync, role: deps.config.role });
+      await api.register(syncRoutes, { sync: services.sync, role: deps.config.role, deviceOf });
       await api.register(menuRoutes, { menu: services.menu });
       await api.register(staffMenuRoutes, { menu: services.menu });
       await api.register(modifierGroupRoutes, { menu: services.menu });
       await api.register(ordersRoutes, { orders: services.orders });
-      await api.register(loyaltyRoutes, { loyalty: services.loyalty, role: deps.config.role, authenticateDevice: (authorization) => services.sync.cloud.authenticate(authorization) });
+      await api.register(loyaltyRoutes, { loyalty: services.loyalty, role: deps.config.role, deviceOf });
       await api.register(floorRoutes, { floor: services.floor });
       await api.register(reservationsRoutes, { reservations: services.reservations });
       await api.register(stockAdminRoutes, { stock: services.stock });
       await api.register(stockRoutes, { stock: services.stock });
       await api.register(apiKeysRoutes, { apiKeys: services.apiKeys });
       await api.register(webhooksRoutes, { webhooks: services.webhooks });
-      await api.register(externalRoutes, { apiKeys: services.apiKeys, orders: services.orders, menu: services.menu, stock: services.stock, reservations: services.reservations, loyalty: services.loyalty });
+      await api.register(externalRoutes, { orders: services.orders, menu: services.menu, stock: services.stock, reservations: services.reservations, loyalty: services.loyalty });
       await api.register(analyticsRoutes, { insights: services.insights });
       await api.register(forecastRoutes, { forecast: services.forecast });
       await api.register(shiftsRoutes, { shifts: services.shifts });

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError, forbidden, unauthorized } from '../shared/errors.js';
+import { AppError, unauthorized } from '../shared/errors.js';
 import type { Session, SessionLookup } from '../shared/session.js';
 
 export const SESSION_COOKIE = 'ck_token';
@@ -10,10 +10,11 @@ declare module 'fastify' {
     auth: Session | null;
   }
   interface FastifyInstance {
-    /** preHandler: any logged-in user (role admin or staff). */
-    requireSession: preHandlerAsyncHookHandler;
-    /** preHandler: a logged-in admin. */
-    requireAdmin: preHandlerAsyncHookHandler;
+    /**
+     * The request's session (and `request.auth` set), or 401; a cookie mutation from another site is
+     * 403. Routes do not call it: they declare `config: { access }` and server/plugins/guards.ts does.
+     */
+    authenticate(request: FastifyRequest): Promise<Session>;
     setSessionCookie(reply: FastifyReply, token: string, request: FastifyRequest): void;
     clearSessionCookie(reply: FastifyReply): void;
   }
@@ -69,13 +70,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
     return ctx;
   }
 
-  app.decorate('requireSession', async (request: FastifyRequest) => {
-    await resolve(request);
-  });
-  app.decorate('requireAdmin', async (request: FastifyRequest) => {
-    const ctx = await resolve(request);
-    if (ctx.role !== 'admin') throw forbidden();
-  });
+  app.decorate('authenticate', resolve);
   app.decorate('setSessionCookie', (reply: FastifyReply, token: string, request: FastifyRequest) => {
     reply.setCookie(SESSION_COOKIE, token, {
       httpOnly: true,
@@ -92,7 +87,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
 
 export default fp(authPlugin, { name: 'auth', dependencies: ['@fastify/cookie'] });
 
-/** The session of a route behind requireSession/requireAdmin. */
+/** The session of a route whose access is `session` or `admin` (server/plugins/guards.ts checked it). */
 export function sessionOf(request: FastifyRequest): Session {
   if (!request.auth) throw unauthorized();
   return request.auth;

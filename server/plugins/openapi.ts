@@ -26,6 +26,7 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
         securitySchemes: {
           session: { type: 'apiKey', in: 'cookie', name: 'ck_token' },
           apiKey: { type: 'http', scheme: 'bearer' },
+          syncKey: { type: 'http', scheme: 'bearer', description: "An appliance's SYNC_KEY (`Authorization: Bearer <key>`)." },
         },
       },
     },
@@ -35,7 +36,7 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
   });
   // Swagger UI sets its own hash-based policy on its pages; framing and plain HTTP as everywhere (security.ts).
   await app.register(swaggerUi, { routePrefix: '/api/v1/docs', staticCSP: true, transformStaticCSP: swaggerCsp });
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
 }
 
 export default fp(openapiPlugin, { name: 'openapi' });

@@ -52,7 +52,7 @@ function vendorFile(name: string): { body: string; etag: string } | undefined {
 
 /** Serves the VENDOR files under `prefix` (the staff app's /app/vendor/, the guest pages' /g/vendor/). */
 export function vendorRoute(app: Parameters<FastifyPluginAsync>[0], prefix: string): void {
-  app.get(`${prefix}:file`, { schema: { hide: true } }, async (request, reply) => {
+  app.get(`${prefix}:file`, { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     const hit = vendorFile((request.params as { file: string }).file);
     if (!hit) return reply.callNotFound();
     reply.header('etag', hit.etag).header('cache-control', 'public, max-age=3600');
@@ -111,7 +111,7 @@ export const uiRoutes: FastifyPluginAsync<{ version?: string }> = async (app, op
     return;
   }
   // `/app` → `/app/` (keeping `?slug=`), so relative URLs in index.html resolve under /app/.
-  app.get('/app', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/app', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     const q = request.url.indexOf('?');
     return reply.redirect(`/app/${q >= 0 ? request.url.slice(q) : ''}`);
   });
@@ -125,7 +125,7 @@ export const uiRoutes: FastifyPluginAsync<{ version?: string }> = async (app, op
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-app-version', shell.version);
   });
-  app.get(`/app/${SW_FILE}`, { schema: { hide: true } }, async (_request, reply) =>
+  app.get(`/app/${SW_FILE}`, { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(sw),
   );
   vendorRoute(app, '/app/vendor/');
@@ -175,9 +175,9 @@ export const guestRoutes: FastifyPluginAsync = async (app) => {
     const html = withMenu ? shell.replace('<!--preload-->', `<link rel="preload" as="fetch" crossorigin href="/api/v1/public/menu/${slug}">`) : shell;
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
   };
-  app.get('/g/:slug', { schema: { hide: true } }, async (request, reply) => reply.redirect(`/g/${encodeURIComponent((request.params as { slug: string }).slug)}/`));
-  app.get('/g/:slug/', { schema: { hide: true } }, page(true));
-  app.get('/g/:slug/*', { schema: { hide: true } }, page(false));
+  app.get('/g/:slug', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => reply.redirect(`/g/${encodeURIComponent((request.params as { slug: string }).slug)}/`));
+  app.get('/g/:slug/', { config: { access: 'public' }, schema: { hide: true } }, page(true));
+  app.get('/g/:slug/*', { config: { access: 'public' }, schema: { hide: true } }, page(false));
 };
 
 export default uiRoutes;

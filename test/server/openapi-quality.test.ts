@@ -31,12 +31,6 @@ interface RedoclyProblem {
   location: Array<{ pointer: string }>;
 }
 
-/**
- * Until the guards declare each operation's security (helper "infra", CONTRACT §3), Redocly's
- * security-defined rule is the one error the document may still have. Remove this once they land.
- */
-const PENDING_RULES = new Set(['security-defined']);
-
 describe.runIf(lane === 'sqlite')('OpenAPI document quality (Redocly lint, generated client)', { timeout: 180_000 }, () => {
   let dir: string;
   let file: string;
@@ -115,7 +109,7 @@ describe.runIf(lane === 'sqlite')('OpenAPI document quality (Redocly lint, gener
       throw new Error(`redocly did not run: ${err.stderr ?? String(err)}`);
     });
     const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: RedoclyProblem[] };
-    const errors = report.problems.filter((p) => p.severity === 'error' && !PENDING_RULES.has(p.ruleId));
+    const errors = report.problems.filter((p) => p.severity === 'error');
     expect(errors.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
     // Warnings are allowed, but they do not creep up unnoticed (lower this when they go down).
     expect(report.totals.warnings).toBeLessThanOrEqual(8);

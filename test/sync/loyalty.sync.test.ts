@@ -232,7 +232,7 @@ describe('loyalty sync: the escrow (offline redemptions spend only the lease, th
 });
 
 describe('POST /sync/loyalty/redeem (an appliance online)', () => {
-  it('needs a valid device key (401), redeems only customers of the device’s restaurant (404), validates the body (400), exists only in the cloud (404), and a refusal changes nothing', async () => {
+  it('needs a valid device key (401), redeems only customers of the device’s restaurant (404), validates the body (400), is no endpoint of the appliance (401: it knows no device key), and a refusal changes nothing', async () => {
     const n = await joined({ allowance: 0 });
     await paid(n.cloud, n.tenant.id, n.menu, '0612345678', 2); // 29
     const c = await n.cloud.services.loyalty.balanceByPhone(n.tenant.id, '0612345678');
@@ -260,7 +260,8 @@ describe('POST /sync/loyalty/redeem (an appliance online)', () => {
     const ok = await post(body);
     expect(ok.json()).toMatchObject({ ok: true, balance: 19, transaction: { id: body.id, points: -10, pool: 'pool', device_id: n.device.id } });
     expect((await post(body)).json()).toMatchObject({ ok: true, balance: 19 }); // the same id again: the first outcome, nothing spent twice
-    expect((await post(body, n.transport.key, n.appliance.app)).statusCode).toBe(404);
+    // Who is asking comes first (docs/adr/0008-module-frame.md): the appliance knows no device keys, so 401.
+    expect((await post(body, n.transport.key, n.appliance.app)).statusCode).toBe(401);
   });
 });
 

@@ -9,7 +9,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ insights: AnalyticsService
   app.get(
     '/analytics/menu-engineering',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary:
@@ -24,7 +24,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ insights: AnalyticsService
   app.get(
     '/analytics/top-products',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Best-selling products over the last `days` days (default 30) by quantity, with revenue and share; completed orders only',

@@ -7,18 +7,18 @@ import type { ApiKeysService } from './apikeys.service.js';
 
 /** API keys for partners (CONTRACT §12): admin only. */
 export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> = async (app, { apiKeys }) => {
-  app.addHook('preHandler', app.requireAdmin);
   const tags = ['API-sleutels'];
 
   app.get(
     '/api-keys',
-    { schema: { tags, summary: 'API keys of this restaurant, newest first (never the key itself)', response: { 200: listOf(ApiKey), ...errors(401, 403) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'API keys of this restaurant, newest first (never the key itself)', response: { 200: listOf(ApiKey), ...errors(401, 403) } } },
     async (request) => ({ data: await apiKeys.list(sessionOf(request).tenantId) }),
   );
 
   app.post(
     '/api-keys',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Create an API key for a partner; the key is in this answer only',
@@ -39,6 +39,7 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> =
   app.delete(
     '/api-keys/:id',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Revoke an API key: refused from the next request on (revoking again changes nothing)',

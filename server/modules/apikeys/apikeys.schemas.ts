@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import '../../shared/validation.js';
+import { API_SCOPES } from '../../shared/access.js';
 
-/** Scopes (CONTRACT §12): `admin` includes `write`, which includes `read`. */
-export const SCOPES = ['read', 'write', 'admin'] as const;
+/** Scopes (CONTRACT §12, server/shared/access.ts): `admin` includes `write`, which includes `read`. */
+export const SCOPES = API_SCOPES;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
 export const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };

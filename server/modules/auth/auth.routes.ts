@@ -9,6 +9,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
   app.post(
     '/auth/login',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['Sessie'],
         summary: 'Staff login with restaurant slug and PIN; sets the ck_token cookie',
@@ -26,6 +27,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
   app.post(
     '/auth/admin-login',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['Sessie'],
         summary: 'Admin login with slug, e-mail and password; sets the ck_token cookie',
@@ -43,7 +45,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
   app.get(
     '/auth/me',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags: ['Sessie'], summary: 'The current session: tenant, user and role', response: { 200: SessionInfo, ...errors(401) } },
     },
     async (request) => auth.sessionInfo(sessionOf(request)),
@@ -52,7 +54,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
   app.post(
     '/auth/logout',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags: ['Sessie'], summary: 'Ends the session and clears the cookie', response: { 204: z.null(), ...errors(401) } },
     },
     async (request, reply) => {

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errors, listOf, pageOf } from '../../shared/schemas.js';
-import { apiKeyGuard, apiKeyOf } from '../apikeys/apikeys.guard.js';
+import { apiKeyOf } from '../apikeys/apikeys.guard.js';
 import { EXTERNAL_READS_PER_MINUTE } from '../apikeys/apikeys.schemas.js';
-import type { ApiKeysService } from '../apikeys/apikeys.service.js';
 import { BalanceByPhone } from '../loyalty/loyalty.schemas.js';
 import type { LoyaltyService } from '../loyalty/loyalty.service.js';
 import { StaffMenu } from '../menu/menu.schemas.js';
@@ -16,7 +15,6 @@ import type { StockService } from '../stock/stock.service.js';
 import { ExternalLoyaltyParams, ExternalOrderParams, ExternalOrdersQuery, ExternalReservationsQuery, ExternalStatusBody } from './external.schemas.js';
 
 export interface ExternalDeps {
-  apiKeys: ApiKeysService;
   orders: OrdersService;
   menu: MenuService;
   stock: StockService;
@@ -37,17 +35,14 @@ const READ = `${AUTH}Scope \`read\`. At most ${EXTERNAL_READS_PER_MINUTE} reads 
  * of the area it reads or changes (the same rules as the staff API and sync).
  */
 export const externalRoutes: FastifyPluginAsyncZod<ExternalDeps> = async (app, deps) => {
-  const requireKey = apiKeyGuard(app, deps.apiKeys);
   const tags = [PARTNER_TAG];
-  const security = [{ apiKey: [] }];
 
   app.get(
     '/external/orders',
     {
-      preHandler: requireKey('read'),
+      config: { access: { apiKey: 'read' } },
       schema: {
         tags,
-        security,
         summary: 'Orders, newest first',
         description: `${READ} Filter by \`status\` (comma-separated); paginated with \`limit\` (default 50, max 200) and \`offset\`.`,
         querystring: ExternalOrdersQuery,
@@ -63,10 +58,9 @@ export const externalRoutes: FastifyPluginAsyncZod<ExternalDeps> = async (app, d
   app.get(
     '/external/menu',
     {
-      preHandler: requireKey('read'),
+      config: { access: { apiKey: 'read' } },
       schema: {
         tags,
-        security,
         summary: 'The menu: categories in order, each with its products (price in cents, available or not)',
         description: `${READ} Products without a (live) category are listed last under "Overig" (id null). No costs.`,
         response: { 200: StaffMenu, ...errors(401, 403, 429) },
@@ -78,10 +72,9 @@ export const externalRoutes: FastifyPluginAsyncZod<ExternalDeps> = async (app, d
   app.get(
     '/external/stock',
     {
-      preHandler: requireKey('read'),
+      config: { access: { apiKey: 'read' } },
       schema: {
         tags,
-        security,
         summary: 'Stock per product, in total and per location',
         description: `${READ} Quantities in the product's unit (stuk, kg, liter …); \`below_min\` marks what is on the purchase list.`,
         response: { 200: StockList, ...errors(401, 403, 429) },
@@ -93,10 +86,9 @@ export const externalRoutes: FastifyPluginAsyncZod<ExternalDeps> = async (app, d
   app.get(
     '/external/reservations',
     {
-      preHandler: requireKey('read'),
+      config: { access: { apiKey: 'read' } },
       schema: {
         tags,
-        security,
         summary: 'The reservations of one date, by time',
         description: `${READ} \`date\` is a calendar date in the restaurant's time zone (YYYY-MM-DD); without it: today there.`,
         querystring: ExternalReservationsQuery,
@@ -109,10 +101,9 @@ export const externalRoutes: FastifyPluginAsyncZod<ExternalDeps> = async (app, d
   app.get(
     '/external/loyalty/:phone',
     {
-      preHandler: requireKey('read'),
+      config: { access: { apiKey: 'read' } },
       schema: {
         tags,
-        security,
         summary: 'A loyalty customer’s points balance, by phone number',
         description:
           `${READ} The phone number in any usual notation (06 12345678, 0031612345678, +31 6 1234 5678: URL-encode the + and spaces); ` +
@@ -127,10 +118,9 @@ export const externalRoutes: FastifyPluginAsyncZod<ExternalDeps> = async (app, d
   app.post(
     '/external/orders/:id/status',
     {
-      preHandler: requireKey('write'),
+      config: { access: { apiKey: 'write' } },
       schema: {
         tags,
-        security,
         summary: 'Change an order’s status (emits the order.status_changed webhook with { order, from, to })',
         description:
           `${AUTH}Scope \`write\`. The order rules of the staff API apply (forward only, skipping allowed, cancelled from any active status). ` +

@@ -32,7 +32,7 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
   app.get(
     '/floorplan',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags, summary: 'Zones with their tables and live status (vrij, bezet, gereserveerd)', response: { 200: FloorPlan, ...errors(401) } },
     },
     async (request) => floor.floorplan(tenant(request)),
@@ -41,23 +41,23 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
   // ── zones (admin) ──
   app.get(
     '/floorplan/zones',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Zones of the floor plan', response: { 200: listOf(Zone), ...errors(401, 403) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Zones of the floor plan', response: { 200: listOf(Zone), ...errors(401, 403) } } },
     async (request) => ({ data: await floor.listZones(tenant(request)) }),
   );
   app.post(
     '/floorplan/zones',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Create a zone (e.g. binnen, terras)', body: CreateZoneBody, response: { 201: Zone, ...errors(400, 401, 403) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Create a zone (e.g. binnen, terras)', body: CreateZoneBody, response: { 201: Zone, ...errors(400, 401, 403) } } },
     async (request, reply) => reply.code(201).send(await floor.createZone(tenant(request), request.body)),
   );
   app.patch(
     '/floorplan/zones/:id',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Rename or reorder a zone', params: IdParams, body: UpdateZoneBody, response: { 200: Zone, ...errors(400, 401, 403, 404) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Rename or reorder a zone', params: IdParams, body: UpdateZoneBody, response: { 200: Zone, ...errors(400, 401, 403, 404) } } },
     async (request) => floor.updateZone(tenant(request), request.params.id, request.body),
   );
   app.delete(
     '/floorplan/zones/:id',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Archive a zone without tables (409 while it still has tables)', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404, 409) } },
     },
     async (request, reply) => {
@@ -69,13 +69,13 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
   // ── tables ──
   app.post(
     '/floorplan/tables',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Create a table in a zone', body: CreateTableBody, response: { 201: Table, ...errors(400, 401, 403, 404, 409) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Create a table in a zone', body: CreateTableBody, response: { 201: Table, ...errors(400, 401, 403, 404, 409) } } },
     async (request, reply) => reply.code(201).send(await floor.createTable(tenant(request), request.body)),
   );
   app.patch(
     '/floorplan/tables/positions',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Move tables on the floor plan, all or nothing: an unknown id moves nothing (404)',
@@ -88,7 +88,7 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
   app.patch(
     '/floorplan/tables/:id',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Change a table (name, seats, zone, position, shape, reservable)', params: IdParams, body: UpdateTableBody, response: { 200: Table, ...errors(400, 401, 403, 404, 409) } },
     },
     async (request) => floor.updateTable(tenant(request), request.params.id, request.body),
@@ -96,7 +96,7 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
   app.post(
     '/floorplan/tables/:id/new-code',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: "Renew the table's pay-at-table code (public_code, CONTRACT §11): the old code and its printed QR code open nothing from now on (404); print the table's QR code again",
@@ -109,7 +109,7 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
   app.delete(
     '/floorplan/tables/:id',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Archive a table (history keeps it); 409 while it has an open bill or bookings to come',
@@ -125,7 +125,7 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
   app.patch(
     '/floorplan/tables/:id/status',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Set the table’s status by hand (vrij, bezet, gereserveerd) or clear it with null',
@@ -140,18 +140,18 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
   // ── bills ──
   app.get(
     '/floorplan/tables/:id/bill',
-    { preHandler: app.requireSession, schema: { tags, summary: 'The table’s open bill (404 when it has none)', params: IdParams, response: { 200: Bill, ...errors(400, 401, 404) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'The table’s open bill (404 when it has none)', params: IdParams, response: { 200: Bill, ...errors(400, 401, 404) } } },
     async (request) => floor.tableBill(tenant(request), request.params.id),
   );
   app.get(
     '/floorplan/bills/:id',
-    { preHandler: app.requireSession, schema: { tags, summary: 'A bill with its orders, payments and totals', params: IdParams, response: { 200: Bill, ...errors(400, 401, 404) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'A bill with its orders, payments and totals', params: IdParams, response: { 200: Bill, ...errors(400, 401, 404) } } },
     async (request) => floor.getBill(tenant(request), request.params.id),
   );
   app.post(
     '/floorplan/bills/:id/payments',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Take a (partial) payment at the table; never more than is open (409). Paid in full: the bill closes and its orders are marked paid.',
@@ -165,7 +165,7 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
   app.post(
     '/floorplan/bills/:id/close',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags, summary: 'Close a bill by hand (the table becomes free); 409 when it is already closed', params: IdParams, response: { 200: Bill, ...errors(400, 401, 404, 409) } },
     },
     async (request) => floor.closeBill(actor(request), request.params.id),

@@ -8,7 +8,7 @@ export const forecastRoutes: FastifyPluginAsyncZod<{ forecast: ForecastService }
   app.get(
     '/forecast/orders',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags: ['Inzichten'],
         summary:

@@ -17,12 +17,12 @@ export const guestRoutes: FastifyPluginAsyncZod<{ guest: GuestService }> = async
   const origin = (request: { protocol: string; host: string }) => `${request.protocol}://${request.host}`;
   app.get(
     '/floorplan/qr-codes',
-    { preHandler: app.requireAdmin, schema: { tags, summary: "Every table's pay-at-table URL (with its public_code, never its name) and its QR code (PNG data URL); PUBLIC_BASE_URL when set, else this server's address. POST /floorplan/tables/:id/new-code renews a code", response: { 200: TableCodes, ...errors(401, 403) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: "Every table's pay-at-table URL (with its public_code, never its name) and its QR code (PNG data URL); PUBLIC_BASE_URL when set, else this server's address. POST /floorplan/tables/:id/new-code renews a code", response: { 200: TableCodes, ...errors(401, 403) } } },
     async (request) => guest.tableCodes(sessionOf(request).tenantId, origin(request)),
   );
   app.get(
     '/floorplan/qr-sheet',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'A printable page (HTML) with one QR code per table that opens its pay page', 'x-media': { 200: ['text/html'] }, response: { 200: z.string(), ...errors(401, 403) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'A printable page (HTML) with one QR code per table that opens its pay page', 'x-media': { 200: ['text/html'] }, response: { 200: z.string(), ...errors(401, 403) } } },
     async (request, reply) => reply.type('text/html; charset=utf-8').send(await guest.qrSheet(sessionOf(request).tenantId, origin(request))),
   );
 };

@@ -45,22 +45,22 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
   // ---- units
   app.get(
     '/haccp/units',
-    { preHandler: app.requireSession, schema: { tags, summary: 'Temperature points (koelcel, vriezer ...); archived ones with include_archived=true', querystring: IncludeArchivedQuery, response: { 200: listOf(Unit), ...errors(400, 401) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'Temperature points (koelcel, vriezer ...); archived ones with include_archived=true', querystring: IncludeArchivedQuery, response: { 200: listOf(Unit), ...errors(400, 401) } } },
     async (request) => ({ data: await haccp.listUnits(tenantOf(request), request.query.include_archived === 'true') }),
   );
   app.post(
     '/haccp/units',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Register a temperature point; a name already in use is 409', body: CreateUnitBody, response: { 201: Unit, ...errors(400, 401, 403, 409, 429) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Register a temperature point; a name already in use is 409', body: CreateUnitBody, response: { 201: Unit, ...errors(400, 401, 403, 409, 429) } } },
     async (request, reply) => reply.code(201).send(await haccp.createUnit(tenantOf(request), request.body)),
   );
   app.patch(
     '/haccp/units/:id',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Change a temperature point (name, type, target, readings per day); earlier logs keep their own target', params: IdParams, body: UpdateUnitBody, response: { 200: Unit, ...errors(400, 401, 403, 404, 409, 429) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Change a temperature point (name, type, target, readings per day); earlier logs keep their own target', params: IdParams, body: UpdateUnitBody, response: { 200: Unit, ...errors(400, 401, 403, 404, 409, 429) } } },
     async (request) => haccp.updateUnit(tenantOf(request), request.params.id, request.body),
   );
   app.delete(
     '/haccp/units/:id',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Archive a temperature point: it needs no more readings, its logs stay', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404, 429) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Archive a temperature point: it needs no more readings, its logs stay', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404, 429) } } },
     async (request, reply) => {
       await haccp.archiveUnit(tenantOf(request), request.params.id);
       return reply.code(204).send(null);
@@ -71,7 +71,7 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
   app.post(
     '/haccp/temperature',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Log a temperature: status ok / waarschuwing / kritiek from the target and the restaurant margin (CONTRACT §9); an unknown unit name registers the unit; kritiek opens an incident (haccp.incident, live alert)',
@@ -85,22 +85,22 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
   // ---- checklists
   app.get(
     '/haccp/checklists',
-    { preHandler: app.requireSession, schema: { tags, summary: 'Active checklists with their items', response: { 200: listOf(Checklist), ...errors(401) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'Active checklists with their items', response: { 200: listOf(Checklist), ...errors(401) } } },
     async (request) => ({ data: await haccp.listChecklists(tenantOf(request)) }),
   );
   app.post(
     '/haccp/checklists',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Create a checklist: daily (deadline HH:MM, local time) or weekly (on a weekday); items get ids', body: CreateChecklistBody, response: { 201: Checklist, ...errors(400, 401, 403, 429) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Create a checklist: daily (deadline HH:MM, local time) or weekly (on a weekday); items get ids', body: CreateChecklistBody, response: { 201: Checklist, ...errors(400, 401, 403, 429) } } },
     async (request, reply) => reply.code(201).send(await haccp.createChecklist(tenantOf(request), request.body)),
   );
   app.patch(
     '/haccp/checklists/:id',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Change a checklist; items with an id keep it, items without one are new; earlier runs keep the list as it was', params: IdParams, body: UpdateChecklistBody, response: { 200: Checklist, ...errors(400, 401, 403, 404, 429) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Change a checklist; items with an id keep it, items without one are new; earlier runs keep the list as it was', params: IdParams, body: UpdateChecklistBody, response: { 200: Checklist, ...errors(400, 401, 403, 404, 429) } } },
     async (request) => haccp.updateChecklist(tenantOf(request), request.params.id, request.body),
   );
   app.delete(
     '/haccp/checklists/:id',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Archive a checklist: no longer due, its runs stay', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404, 429) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Archive a checklist: no longer due, its runs stay', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404, 429) } } },
     async (request, reply) => {
       await haccp.archiveChecklist(tenantOf(request), request.params.id);
       return reply.code(204).send(null);
@@ -109,7 +109,7 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
   app.post(
     '/haccp/checklists/:id/run',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Record a run: completed_items are item ids (an unknown id is 400); the run stores who, done and missing items, complete or not, notes',
@@ -124,13 +124,13 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
   // ---- incidents
   app.get(
     '/haccp/incidents',
-    { preHandler: app.requireSession, schema: { tags, summary: 'Incidents with their corrective actions, newest first; status=open or closed', querystring: IncidentsQuery, response: { 200: pageOf(Incident), ...errors(400, 401) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'Incidents with their corrective actions, newest first; status=open or closed', querystring: IncidentsQuery, response: { 200: pageOf(Incident), ...errors(400, 401) } } },
     async (request) => haccp.listIncidents(tenantOf(request), request.query),
   );
   app.post(
     '/haccp/incidents/:id/actions',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Record a corrective action (a new record, never an edit); the incident is closed from then on',
@@ -145,7 +145,7 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
   app.get(
     '/haccp/today',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: "Today's food-safety round for a tablet: each unit with its norm, readings recorded and still owed today, the last reading; each checklist done or not; the margin",
@@ -160,7 +160,7 @@ export const haccpRoutes: FastifyPluginAsyncZod<{ haccp: HaccpService; pdf: PdfR
   app.get(
     '/haccp/export',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary:

@@ -29,7 +29,7 @@ export interface HealthPayments {
 export const healthRoutes: FastifyPluginAsyncZod<{ db: DbHandle; role: Role; payments: HealthPayments }> = async (app, { db, role, payments }) => {
   app.get(
     '/health',
-    { schema: { tags: ['Systeem'], summary: 'Liveness and readiness: role, version, database reachable, payment provider (with a warning when a cloud runs the simulator)', response: { 200: Health, 503: Health } } },
+    { config: { access: 'public' }, schema: { tags: ['Systeem'], summary: 'Liveness and readiness: role, version, database reachable, payment provider (with a warning when a cloud runs the simulator)', response: { 200: Health, 503: Health } } },
     async (_request, reply) => {
       const reachable = await db.ping();
       const body = {

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Role } from '../../shared/role.js';
@@ -25,11 +26,11 @@ import type { LoyaltyService } from './loyalty.service.js';
 export interface LoyaltyRoutesOptions {
   loyalty: LoyaltyService;
   role: Role;
-  /** The sync device behind a bearer SYNC_KEY (sync/cloud.ts `authenticate`), for the appliance's online redemption. */
-  authenticateDevice: (authorization: string | undefined) => Promise<{ id: string; tenant_id: string }>;
+  /** The appliance whose SYNC_KEY the request carried (checked by the `syncKey` guard, server/plugins/guards.ts), for its online redemption. */
+  deviceOf: (request: FastifyRequest) => { id: string; tenant_id: string };
 }
 
-export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async (app, { loyalty, role, authenticateDevice }) => {
+export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async (app, { loyalty, role, deviceOf }) => {
   const tags = ['Loyaliteit'];
   const actor = (request: Parameters<typeof sessionOf>[0]) => {
     const s = sessionOf(request);
@@ -39,7 +40,7 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
   app.get(
     '/loyalty/customers',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Customers by name, e-mail (case-insensitive) or a phone number in any notation',
@@ -53,7 +54,7 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
   app.get(
     '/loyalty/customer/:phone',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'A customer by phone (any notation, Dutch numbers without country code) with balance and transactions, newest first',
@@ -67,7 +68,7 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
   app.post(
     '/loyalty/customer',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Create or update a customer by phone number: 201 created (emits loyalty.customer_created), 200 updated',
@@ -84,7 +85,7 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
   app.post(
     '/loyalty/redeem',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Redeem points; more than can be spent here is 409 (never below zero, also across an outage: docs/loyalty.md)',
@@ -98,7 +99,7 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
   app.post(
     '/loyalty/adjust',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Correct a balance (admin): + adds points, − takes them off like a redemption (never below zero)',
@@ -112,7 +113,7 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
   app.get(
     '/loyalty/customer/:id/export',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Everything held about a customer (right of access); the export is logged',
@@ -126,7 +127,7 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
   app.delete(
     '/loyalty/customer/:id',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Erase a customer: phone, name and e-mail removed everywhere (also from orders), points history kept anonymised; logged and synced',
@@ -147,7 +148,7 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
       preHandler: async () => {
         if (role !== 'cloud') throw new AppError('NOT_FOUND', 'Deze functie bestaat alleen in de cloud.');
       },
-      config: { ...RATE_LIMIT_EXEMPT },
+      config: { access: 'syncKey', ...RATE_LIMIT_EXEMPT },
       schema: {
         tags: ['Synchronisatie'],
         summary: "An appliance redeems online: its lease returns for the customer first, then the points from the cloud's pool (docs/loyalty.md)",
@@ -155,6 +156,6 @@ export const loyaltyRoutes: FastifyPluginAsyncZod<LoyaltyRoutesOptions> = async 
         response: { 200: OnlineRedeemResult, ...errors(400, 401, 404, 409) },
       },
     },
-    async (request) => loyalty.redeemOnline(await authenticateDevice(request.headers.authorization), request.body),
+    async (request) => loyalty.redeemOnline(deviceOf(request), request.body),
   );
 };

@@ -20,33 +20,32 @@ import type { MenuService } from './menu.service.js';
 
 /** Menu configuration (CONTRACT §6): admin only. */
 export const menuRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> = async (app, { menu }) => {
-  app.addHook('preHandler', app.requireAdmin);
   const tags = ['Menukaart'];
 
-  app.get('/categories', { schema: { tags, summary: 'Menu categories', querystring: IncludeArchivedQuery, response: { 200: listOf(Category), ...errors(400, 401, 403) } } }, async (request) => ({
+  app.get('/categories', { config: { access: 'admin' }, schema: { tags, summary: 'Menu categories', querystring: IncludeArchivedQuery, response: { 200: listOf(Category), ...errors(400, 401, 403) } } }, async (request) => ({
     data: await menu.listCategories(sessionOf(request).tenantId, request.query.include_archived === 'true'),
   }));
-  app.post('/categories', { schema: { tags, summary: 'Create a category', body: CreateCategoryBody, response: { 201: Category, ...errors(400, 401, 403) } } }, async (request, reply) =>
+  app.post('/categories', { config: { access: 'admin' }, schema: { tags, summary: 'Create a category', body: CreateCategoryBody, response: { 201: Category, ...errors(400, 401, 403) } } }, async (request, reply) =>
     reply.code(201).send(await menu.createCategory(sessionOf(request).tenantId, request.body)),
   );
-  app.patch('/categories/:id', { schema: { tags, summary: 'Rename or reorder a category', params: IdParams, body: UpdateCategoryBody, response: { 200: Category, ...errors(400, 401, 403, 404) } } }, async (request) =>
+  app.patch('/categories/:id', { config: { access: 'admin' }, schema: { tags, summary: 'Rename or reorder a category', params: IdParams, body: UpdateCategoryBody, response: { 200: Category, ...errors(400, 401, 403, 404) } } }, async (request) =>
     menu.updateCategory(sessionOf(request).tenantId, request.params.id, request.body),
   );
-  app.delete('/categories/:id', { schema: { tags, summary: 'Archive a category', params: IdParams, response: { 204: z.null(), ...errors(401, 403, 404) } } }, async (request, reply) => {
+  app.delete('/categories/:id', { config: { access: 'admin' }, schema: { tags, summary: 'Archive a category', params: IdParams, response: { 204: z.null(), ...errors(401, 403, 404) } } }, async (request, reply) => {
     await menu.archiveCategory(sessionOf(request).tenantId, request.params.id);
     return reply.code(204).send(null);
   });
 
-  app.get('/products', { schema: { tags, summary: 'Products (archived ones with include_archived=true)', querystring: IncludeArchivedQuery, response: { 200: listOf(Product), ...errors(400, 401, 403) } } }, async (request) => ({
+  app.get('/products', { config: { access: 'admin' }, schema: { tags, summary: 'Products (archived ones with include_archived=true)', querystring: IncludeArchivedQuery, response: { 200: listOf(Product), ...errors(400, 401, 403) } } }, async (request) => ({
     data: await menu.listProducts(sessionOf(request).tenantId, request.query.include_archived === 'true'),
   }));
-  app.post('/products', { schema: { tags, summary: 'Create a product', body: CreateProductBody, response: { 201: Product, ...errors(400, 401, 403) } } }, async (request, reply) =>
+  app.post('/products', { config: { access: 'admin' }, schema: { tags, summary: 'Create a product', body: CreateProductBody, response: { 201: Product, ...errors(400, 401, 403) } } }, async (request, reply) =>
     reply.code(201).send(await menu.createProduct(sessionOf(request).tenantId, request.body)),
   );
-  app.patch('/products/:id', { schema: { tags, summary: 'Change a product (price changes apply to new orders only)', params: IdParams, body: UpdateProductBody, response: { 200: Product, ...errors(400, 401, 403, 404) } } }, async (request) =>
+  app.patch('/products/:id', { config: { access: 'admin' }, schema: { tags, summary: 'Change a product (price changes apply to new orders only)', params: IdParams, body: UpdateProductBody, response: { 200: Product, ...errors(400, 401, 403, 404) } } }, async (request) =>
     menu.updateProduct(sessionOf(request).tenantId, request.params.id, request.body),
   );
-  app.delete('/products/:id', { schema: { tags, summary: 'Archive a product: it leaves the menu, history keeps it', params: IdParams, response: { 204: z.null(), ...errors(401, 403, 404) } } }, async (request, reply) => {
+  app.delete('/products/:id', { config: { access: 'admin' }, schema: { tags, summary: 'Archive a product: it leaves the menu, history keeps it', params: IdParams, response: { 204: z.null(), ...errors(401, 403, 404) } } }, async (request, reply) => {
     await menu.archiveProduct(sessionOf(request).tenantId, request.params.id);
     return reply.code(204).send(null);
   });
@@ -60,7 +59,7 @@ export const staffMenuRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> = asy
   app.get(
     '/menu',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags: ['Menukaart'], summary: 'The menu for staff: live categories with their products, prices and availability (no costs)', response: { 200: StaffMenu, ...errors(401) } },
     },
     async (request) => menu.staffMenu(sessionOf(request).tenantId),
@@ -76,7 +75,7 @@ export const modifierGroupRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> =
   app.get(
     '/modifier-groups',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags, summary: 'Modifier groups with their options (archived ones with include_archived=true)', querystring: IncludeArchivedQuery, response: { 200: listOf(ModifierGroup), ...errors(400, 401) } },
     },
     async (request) => ({ data: await menu.listGroups(sessionOf(request).tenantId, request.query.include_archived === 'true') }),
@@ -84,7 +83,7 @@ export const modifierGroupRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> =
   app.post(
     '/modifier-groups',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Create a modifier group: min_select..max_select options per item ("Saus (kies 1)": 1..1; "Extra\'s": 0..5)',
@@ -97,7 +96,7 @@ export const modifierGroupRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> =
   app.patch(
     '/modifier-groups/:id',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Change a modifier group; `options` replaces the list (an option given with its id keeps it). Sold items keep what they were sold with.',
@@ -110,7 +109,7 @@ export const modifierGroupRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> =
   );
   app.delete(
     '/modifier-groups/:id',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'Archive a modifier group: products stop asking it, sold items keep their options', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Archive a modifier group: products stop asking it, sold items keep their options', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404) } } },
     async (request, reply) => {
       await menu.archiveGroup(sessionOf(request).tenantId, request.params.id);
       return reply.code(204).send(null);

@@ -20,7 +20,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = as
   app.get(
     '/orders',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Orders, newest first; status may be comma-separated', querystring: ListOrdersQuery, response: { 200: pageOf(Order), ...errors(400, 401, 403) } },
     },
     async (request) => {
@@ -31,20 +31,20 @@ export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = as
 
   app.get(
     '/orders/live',
-    { preHandler: app.requireSession, schema: { tags, summary: 'Active orders (new … delivering), oldest first', response: { 200: listOf(Order), ...errors(401) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'Active orders (new … delivering), oldest first', response: { 200: listOf(Order), ...errors(401) } } },
     async (request) => ({ data: await orders.live(sessionOf(request).tenantId) }),
   );
 
   app.get(
     '/orders/:id',
-    { preHandler: app.requireSession, schema: { tags, summary: 'One order', params: OrderParams, response: { 200: Order, ...errors(400, 401, 404) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'One order', params: OrderParams, response: { 200: Order, ...errors(400, 401, 404) } } },
     async (request) => orders.get(sessionOf(request).tenantId, request.params.id),
   );
 
   app.get(
     '/orders/:id/history',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags, summary: 'Every status change of an order: who, when, from, to', params: OrderParams, response: { 200: listOf(HistoryEntry), ...errors(400, 401, 404) } },
     },
     async (request) => ({ data: (await orders.history(sessionOf(request).tenantId, request.params.id)).map(({ tenant_id: _t, order_id: _o, ...h }) => h) }),
@@ -53,7 +53,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = as
   app.post(
     '/orders',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Create an order; prices come from the menu. A repeated idempotency key (body or Idempotency-Key header) answers 200 with the original order.',
@@ -71,7 +71,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = as
   app.post(
     '/orders/:id/advance',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Kitchen board: move an order forward (any staff session). Same status again: no-op 200; backward or out of a final status: 409; cancelling stays with admins (403, use PATCH).',
@@ -86,7 +86,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = as
   app.patch(
     '/orders/:id',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Change the status (forward only, or cancelled) and/or mark paid',

@@ -61,7 +61,7 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
   app.post(
     '/payments/webhook',
     {
-      config: { ...RATE_LIMIT_EXEMPT },
+      config: { access: 'public', ...RATE_LIMIT_EXEMPT },
       schema: {
         tags,
         summary: "Payment provider callback for an order payment (Mollie's form body id=tr_…). Never trusted: the payment is looked up at the provider. 503 when the provider cannot be asked (it retries).",
@@ -76,7 +76,7 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
   app.post(
     '/public/tafel-webhook',
     {
-      config: { ...RATE_LIMIT_EXEMPT },
+      config: { access: 'public', ...RATE_LIMIT_EXEMPT },
       schema: {
         tags,
         summary: 'Payment provider callback for pay-at-table payments: one id or a batch. Each id is looked up at the provider; unknown ids change nothing.',
@@ -95,7 +95,7 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
   app.get(
     '/payments',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Payments, newest first (with refunds and notes staff must act on)', querystring: ListPaymentsQuery, response: { 200: pageOf(Payment), ...errors(400, 401, 403) } },
     },
     async (request) => {
@@ -106,14 +106,14 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
 
   app.get(
     '/payments/:id',
-    { preHandler: app.requireAdmin, schema: { tags, summary: 'One payment with its refunds', params: PaymentParams, response: { 200: Payment, ...errors(400, 401, 403, 404) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'One payment with its refunds', params: PaymentParams, response: { 200: Payment, ...errors(400, 401, 403, 404) } } },
     async (request) => payments.get(sessionOf(request).tenantId, request.params.id),
   );
 
   app.post(
     '/payments/:id/refund',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Refund a paid payment in whole (no amount) or in part, through its provider; recorded with its status',
@@ -133,7 +133,7 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
   const SimParams = z.object({ id: z.string().regex(/^sim_[A-Za-z0-9]{1,64}$/) });
   app.get(
     '/payments/simulator/:id',
-    { schema: { tags, summary: "The payment simulator's checkout page (HTML): choose 'betaald' or 'mislukt'", params: SimParams, 'x-media': { 200: ['text/html'] }, response: { 200: Html, ...errors(400, 404) } } },
+    { config: { access: 'public' }, schema: { tags, summary: "The payment simulator's checkout page (HTML): choose 'betaald' or 'mislukt'", params: SimParams, 'x-media': { 200: ['text/html'] }, response: { 200: Html, ...errors(400, 404) } } },
     async (request, reply) => {
       const row = await payments.simulator.checkout(request.params.id);
       if (!row) throw notFound('Betaling');
@@ -144,6 +144,7 @@ export const paymentsRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }
   app.post(
     '/payments/simulator/:id',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: "The simulator's checkout choice (form post): records it, sends the service's callback as a provider would, and sends the guest back",

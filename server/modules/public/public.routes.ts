@@ -38,6 +38,7 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
   app.get(
     '/public/menu/:slug',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: "The restaurant's public menu: name, whether it takes orders now, available products by category with their options and allergens (no costs); ?exclude=gluten,milk leaves out what contains them",
@@ -52,6 +53,7 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
   app.post(
     '/public/order/:slug',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary:
@@ -70,19 +72,20 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
 
   app.get(
     '/public/order/:slug/:id',
-    { schema: { tags, summary: "A guest's own order as they may see it (status, payment, whether the restaurant has seen it)", params: OrderStatusParams, response: { 200: PublicOrderView, ...errors(400, 404) } } },
+    { config: { access: 'public' }, schema: { tags, summary: "A guest's own order as they may see it (status, payment, whether the restaurant has seen it)", params: OrderStatusParams, response: { 200: PublicOrderView, ...errors(400, 404) } } },
     async (request) => publicOrders.orderView(request.params.slug, request.params.id),
   );
 
   app.get(
     '/public/betaling/:id/status',
-    { schema: { tags, summary: 'A payment as the guest returning from the checkout sees it', params: PaymentIdParams, response: { 200: PublicPaymentView, ...errors(400, 404) } } },
+    { config: { access: 'public' }, schema: { tags, summary: 'A payment as the guest returning from the checkout sees it', params: PaymentIdParams, response: { 200: PublicPaymentView, ...errors(400, 404) } } },
     async (request) => publicOrders.paymentView(request.params.id),
   );
 
   app.get(
     '/public/betaling/:id',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: "Where the checkout sends the guest back: 303 to the guest pages' payment result (/g/:slug/betaling/:id); a small page for an unknown payment",
@@ -100,19 +103,20 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
 
   app.get(
     '/public/bestellen/:slug',
-    { schema: { tags, summary: "The guest pages' ordering page: 303 to /g/:slug/", params: SlugParams, response: { 303: z.null(), ...errors(400) } } },
+    { config: { access: 'public' }, schema: { tags, summary: "The guest pages' ordering page: 303 to /g/:slug/", params: SlugParams, response: { 303: z.null(), ...errors(400) } } },
     async (request, reply) => reply.redirect(`/g/${encodeURIComponent(request.params.slug)}/`, 303),
   );
 
   app.get(
     '/public/tafel/:slug/:tafel',
-    { schema: { tags, summary: "Pay-at-table: the table's open bill (by the table's name)", params: TableParams, response: { 200: PublicTableBill, ...errors(400, 404) } } },
+    { config: { access: 'public' }, schema: { tags, summary: "Pay-at-table: the table's open bill (by the table's name)", params: TableParams, response: { 200: PublicTableBill, ...errors(400, 404) } } },
     async (request) => publicOrders.tableBill(request.params.slug, request.params.tafel),
   );
 
   app.post(
     '/public/tafel/:slug/:tafel/pay',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'Pay-at-table: pay part or all of what is open (never more, counting payments still open), plus a tip; answers the checkout',
@@ -127,7 +131,7 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
   app.get(
     '/public-ordering/status',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags: ['Instellingen'],
         summary: "Cloud: how long the restaurant's appliance has been silent, whether public ordering is paused, and the public orders it has not seen yet",

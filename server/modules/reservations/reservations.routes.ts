@@ -26,6 +26,7 @@ export const reservationsRoutes: FastifyPluginAsyncZod<{ reservations: Reservati
   app.get(
     '/public/reservations/:slug',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'Free slots of a date (public): per time whether it can be booked and the largest party that fits',
@@ -40,6 +41,7 @@ export const reservationsRoutes: FastifyPluginAsyncZod<{ reservations: Reservati
   app.post(
     '/public/reservations/:slug',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'Book a table (public). A full slot is 409; a past date or time, a closed day or a bad party size is 400. Emits reservation.created.',
@@ -54,7 +56,7 @@ export const reservationsRoutes: FastifyPluginAsyncZod<{ reservations: Reservati
   app.get(
     '/reservations',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags, summary: 'The bookings of a date (default today), by time', querystring: ListQuery, response: { 200: listOf(Reservation), ...errors(400, 401) } },
     },
     async (request) => ({ data: await reservations.listByDate(actor(request).tenantId, request.query.date) }),
@@ -63,7 +65,7 @@ export const reservationsRoutes: FastifyPluginAsyncZod<{ reservations: Reservati
   app.post(
     '/reservations',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Staff book a table for a caller or a walk-in (any time within opening hours; optionally a chosen table)',
@@ -76,14 +78,14 @@ export const reservationsRoutes: FastifyPluginAsyncZod<{ reservations: Reservati
 
   app.get(
     '/reservations/:id',
-    { preHandler: app.requireSession, schema: { tags, summary: 'One booking', params: IdParams, response: { 200: Reservation, ...errors(400, 401, 404) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'One booking', params: IdParams, response: { 200: Reservation, ...errors(400, 401, 404) } } },
     async (request) => reservations.get(actor(request).tenantId, request.params.id),
   );
 
   app.patch(
     '/reservations/:id',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Mark a booking seated, cancelled or no_show, or move it to another table (which resolves a sync conflict)',

@@ -27,7 +27,7 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
   app.post(
     '/shifts/clock-in',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags, summary: 'Clock in the logged-in employee (starts an open shift now); 409 while clocked in or overlapping a recorded shift', response: { 201: Shift, ...errors(401, 409, 429) } },
     },
     async (request, reply) => reply.code(201).send(await shifts.clockIn(actor(request))),
@@ -36,7 +36,7 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
   app.post(
     '/shifts/clock-out',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Clock out the logged-in employee (closes the open shift now, once), optionally with the break taken; 409 when not clocked in',
@@ -50,7 +50,7 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
   app.get(
     '/shifts/me',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'The logged-in employee’s open shift (null when not clocked in) and their shifts of the last 14 days',
@@ -63,7 +63,7 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
   app.get(
     '/shifts',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Worked and open shifts touching the days from..to (default the last 14 days), oldest first', querystring: ListShiftsQuery, response: { 200: listOf(Shift), ...errors(400, 401, 403) } },
     },
     async (request) => ({ data: await shifts.list(sessionOf(request).tenantId, request.query) }),
@@ -72,7 +72,7 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
   app.post(
     '/shifts',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Enter a worked shift for an employee (start, end, break)', body: CreateShiftBody, response: { 201: ShiftDetail, ...errors(400, 401, 403, 404, 409, 429) } },
     },
     async (request, reply) => reply.code(201).send(await shifts.create(actor(request), request.body)),
@@ -81,7 +81,7 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
   app.get(
     '/shifts/:id',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: { tags, summary: 'One shift with every correction (the times before and after, who, when, why)', params: ShiftParams, response: { 200: ShiftDetail, ...errors(400, 401, 403, 404) } },
     },
     async (request) => shifts.get(sessionOf(request).tenantId, request.params.id),
@@ -90,7 +90,7 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
   app.patch(
     '/shifts/:id',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Correct a shift (start, end, break; `end` closes an open shift); the original times are kept in its corrections',
@@ -105,7 +105,7 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
   app.post(
     '/shifts/suggest-week',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Roster suggestion for a week from the order forecast: employees per day, and per job where jobs are known',
@@ -119,7 +119,7 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
   app.get(
     '/shifts/export-payroll',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary:

@@ -29,25 +29,24 @@ const SUGGEST_FORMULA =
 /** Locations, recipes and purchase configuration (CONTRACT §16): admin only. */
 export const stockAdminRoutes: FastifyPluginAsyncZod<{ stock: StockService }> = async (app, { stock }) => {
   // Who may ask comes before what was asked: a staff member gets 403, not a validation message.
-  app.addHook('preValidation', async (request, reply) => app.requireAdmin.call(app, request, reply));
   const tags = ['Voorraad'];
 
-  app.get('/locations', { schema: { tags, summary: 'Stock locations (cold store, freezer, bar ...)', response: { 200: listOf(Location), ...errors(401, 403) } } }, async (request) => ({
+  app.get('/locations', { config: { access: 'admin' }, schema: { tags, summary: 'Stock locations (cold store, freezer, bar ...)', response: { 200: listOf(Location), ...errors(401, 403) } } }, async (request) => ({
     data: await stock.listLocations(sessionOf(request).tenantId),
   }));
   app.post(
     '/locations',
-    { schema: { tags, summary: 'Create a location; the first one is the default', body: CreateLocationBody, response: { 201: Location, ...errors(400, 401, 403, 409) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Create a location; the first one is the default', body: CreateLocationBody, response: { 201: Location, ...errors(400, 401, 403, 409) } } },
     async (request, reply) => reply.code(201).send(await stock.createLocation(sessionOf(request).tenantId, request.body)),
   );
   app.patch(
     '/locations/:id',
-    { schema: { tags, summary: 'Rename a location or make it the default (exactly one default)', params: IdParams, body: UpdateLocationBody, response: { 200: Location, ...errors(400, 401, 403, 404, 409) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Rename a location or make it the default (exactly one default)', params: IdParams, body: UpdateLocationBody, response: { 200: Location, ...errors(400, 401, 403, 404, 409) } } },
     async (request) => stock.updateLocation(sessionOf(request).tenantId, request.params.id, request.body),
   );
   app.delete(
     '/locations/:id',
-    { schema: { tags, summary: 'Archive a location (not the default, not while it holds stock)', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404, 409) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Archive a location (not the default, not while it holds stock)', params: IdParams, response: { 204: z.null(), ...errors(400, 401, 403, 404, 409) } } },
     async (request, reply) => {
       await stock.archiveLocation(sessionOf(request).tenantId, request.params.id);
       return reply.code(204).send(null);
@@ -56,12 +55,13 @@ export const stockAdminRoutes: FastifyPluginAsyncZod<{ stock: StockService }> = 
 
   app.get(
     '/recipes/:product_id',
-    { schema: { tags, summary: 'The recipe of a sold product: ingredients per sold unit and their cost', params: RecipeParams, response: { 200: Recipe, ...errors(400, 401, 403, 404) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'The recipe of a sold product: ingredients per sold unit and their cost', params: RecipeParams, response: { 200: Recipe, ...errors(400, 401, 403, 404) } } },
     async (request) => stock.getRecipe(sessionOf(request).tenantId, request.params.product_id),
   );
   app.put(
     '/recipes/:product_id',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Replace a recipe (an empty list removes it); a completed order books it from the default location',
@@ -76,17 +76,17 @@ export const stockAdminRoutes: FastifyPluginAsyncZod<{ stock: StockService }> = 
 
 /** Stock and purchasing for staff (spec §4.3): any session. */
 export const stockRoutes: FastifyPluginAsyncZod<{ stock: StockService }> = async (app, { stock }) => {
-  app.addHook('preValidation', async (request, reply) => app.requireSession.call(app, request, reply));
   const tags = ['Voorraad'];
 
   app.get(
     '/stock',
-    { schema: { tags, summary: 'Stock per product with the per-location breakdown; below_zero and below_min flag what needs attention', response: { 200: StockList, ...errors(401) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'Stock per product with the per-location breakdown; below_zero and below_min flag what needs attention', response: { 200: StockList, ...errors(401) } } },
     async (request) => stock.list(sessionOf(request).tenantId),
   );
   app.post(
     '/stock',
     {
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Book a stock movement (ADDITION, REMOVAL, INTAKE, TRANSFER_OUT, TRANSFER_IN, ADJUSTMENT)',
@@ -103,17 +103,17 @@ export const stockRoutes: FastifyPluginAsyncZod<{ stock: StockService }> = async
   );
   app.get(
     '/stock/movements',
-    { schema: { tags, summary: 'The stock ledger, newest first (who, when, type, quantity, reason, note, resulting level)', querystring: MovementsQuery, response: { 200: pageOf(Movement), ...errors(400, 401) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'The stock ledger, newest first (who, when, type, quantity, reason, note, resulting level)', querystring: MovementsQuery, response: { 200: pageOf(Movement), ...errors(400, 401) } } },
     async (request) => stock.movements(sessionOf(request).tenantId, request.query),
   );
   app.get(
     '/purchase-list',
-    { schema: { tags, summary: 'Stock items below their min_level, with the quantity to order (min_level − total)', response: { 200: PurchaseList, ...errors(401) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'Stock items below their min_level, with the quantity to order (min_level − total)', response: { 200: PurchaseList, ...errors(401) } } },
     async (request) => stock.purchaseList(sessionOf(request).tenantId),
   );
   app.get(
     '/purchase-list/suggest',
-    { schema: { tags, summary: 'What to order, from the consumption over the last days', description: SUGGEST_FORMULA, querystring: SuggestQuery, response: { 200: SuggestionList, ...errors(400, 401) } } },
+    { config: { access: 'session' }, schema: { tags, summary: 'What to order, from the consumption over the last days', description: SUGGEST_FORMULA, querystring: SuggestQuery, response: { 200: SuggestionList, ...errors(400, 401) } } },
     async (request) => stock.suggest(sessionOf(request).tenantId, request.query),
   );
 };

@@ -10,14 +10,14 @@ import type { Role } from '../../shared/role.js';
 export const tenantsRoutes: FastifyPluginAsyncZod<{ tenants: TenantsService; role: Role }> = async (app, { tenants, role }) => {
   app.get(
     '/settings',
-    { preHandler: app.requireAdmin, schema: { tags: ['Instellingen'], summary: 'Restaurant settings', response: { 200: Settings, ...errors(401, 403) } } },
+    { config: { access: 'admin' }, schema: { tags: ['Instellingen'], summary: 'Restaurant settings', response: { 200: Settings, ...errors(401, 403) } } },
     async (request) => tenants.getSettings(sessionOf(request).tenantId),
   );
 
   app.patch(
     '/settings',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: { tags: ['Instellingen'], summary: 'Change some settings; fields not sent stay as they are', body: SettingsPatch, response: { 200: Settings, ...errors(400, 401, 403) } },
     },
     async (request) => tenants.patchSettings(sessionOf(request).tenantId, request.body),
@@ -25,13 +25,14 @@ export const tenantsRoutes: FastifyPluginAsyncZod<{ tenants: TenantsService; rol
 
   app.get(
     '/setup',
-    { schema: { tags: ['Installatie'], summary: 'Whether this appliance still needs its first-run setup', response: { 200: z.object({ needed: z.boolean() }) } } },
+    { config: { access: 'public' }, schema: { tags: ['Installatie'], summary: 'Whether this appliance still needs its first-run setup', response: { 200: z.object({ needed: z.boolean() }) } } },
     async () => ({ needed: role === 'local' && (await tenants.count()) === 0 }),
   );
 
   app.post(
     '/setup',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['Installatie'],
         summary: 'First-run setup of an empty appliance: creates the restaurant and its admin',

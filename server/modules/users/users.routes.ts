@@ -6,17 +6,16 @@ import { CreateUserBody, UpdateUserBody, User, UserParams } from './users.schema
 import type { UsersService } from './users.service.js';
 
 export const usersRoutes: FastifyPluginAsyncZod<{ users: UsersService }> = async (app, { users }) => {
-  app.addHook('preHandler', app.requireAdmin);
-
   app.get(
     '/users',
-    { schema: { tags: ['Medewerkers'], summary: 'Users of the restaurant (admins and staff)', response: { 200: listOf(User), ...errors(401, 403) } } },
+    { config: { access: 'admin' }, schema: { tags: ['Medewerkers'], summary: 'Users of the restaurant (admins and staff)', response: { 200: listOf(User), ...errors(401, 403) } } },
     async (request) => ({ data: await users.list(sessionOf(request).tenantId) }),
   );
 
   app.post(
     '/users',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['Medewerkers'],
         summary: 'Create a user: staff need a PIN (4-8 digits, unique), admins an e-mail and password',
@@ -30,6 +29,7 @@ export const usersRoutes: FastifyPluginAsyncZod<{ users: UsersService }> = async
   app.patch(
     '/users/:id',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['Medewerkers'],
         summary: 'Update a user; a new PIN, password or role ends their sessions',
@@ -44,6 +44,7 @@ export const usersRoutes: FastifyPluginAsyncZod<{ users: UsersService }> = async
   app.delete(
     '/users/:id',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['Medewerkers'],
         summary: 'Archive a user (history keeps referring to them); frees the PIN and ends sessions',

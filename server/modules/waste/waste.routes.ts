@@ -20,7 +20,7 @@ export const wasteRoutes: FastifyPluginAsyncZod<{ waste: WasteService }> = async
   app.post(
     '/waste',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       // A photo of up to 5 MB plus its form fields: above the JSON body limit.
       bodyLimit: MAX_PHOTO_BYTES + 64 * 1024,
       schema: {
@@ -72,7 +72,7 @@ export const wasteRoutes: FastifyPluginAsyncZod<{ waste: WasteService }> = async
   app.get(
     '/waste',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: { tags, summary: 'Waste entries of the last `days` days (default 30), newest first', querystring: WasteListQuery, response: { 200: pageOf(WasteEntry), ...errors(400, 401) } },
     },
     async (request) => {
@@ -84,7 +84,7 @@ export const wasteRoutes: FastifyPluginAsyncZod<{ waste: WasteService }> = async
   app.get(
     '/waste/stats',
     {
-      preHandler: app.requireSession,
+      config: { access: 'session' },
       schema: {
         tags,
         summary: 'Waste over the last `days` days (default 30): total cost, per reason, the top products and per day',
@@ -98,7 +98,7 @@ export const wasteRoutes: FastifyPluginAsyncZod<{ waste: WasteService }> = async
   app.get(
     '/waste/:id/photo',
     {
-      preHandler: app.requireAdmin,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'The photo of a waste entry (admins only), as stored on this node',

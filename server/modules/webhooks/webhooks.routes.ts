@@ -24,16 +24,16 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
     app.addHook('onClose', async () => webhooks.close());
   }
 
-  app.addHook('preHandler', app.requireAdmin);
   const tags = ['Webhooks'];
 
-  app.get('/webhooks', { schema: { tags, summary: 'Webhooks of this restaurant (never the secret)', response: { 200: listOf(Webhook), ...errors(401, 403) } } }, async (request) => ({
+  app.get('/webhooks', { config: { access: 'admin' }, schema: { tags, summary: 'Webhooks of this restaurant (never the secret)', response: { 200: listOf(Webhook), ...errors(401, 403) } } }, async (request) => ({
     data: await webhooks.list(sessionOf(request).tenantId),
   }));
 
   app.post(
     '/webhooks',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Register a webhook: a URL and the events it receives; the secret is in this answer only',
@@ -48,13 +48,13 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
     },
   );
 
-  app.get('/webhooks/:id', { schema: { tags, summary: 'One webhook (never the secret)', params: WebhookParams, response: { 200: Webhook, ...errors(400, 401, 403, 404) } } }, async (request) =>
+  app.get('/webhooks/:id', { config: { access: 'admin' }, schema: { tags, summary: 'One webhook (never the secret)', params: WebhookParams, response: { 200: Webhook, ...errors(400, 401, 403, 404) } } }, async (request) =>
     webhooks.get(sessionOf(request).tenantId, request.params.id),
   );
 
   app.delete(
     '/webhooks/:id',
-    { schema: { tags, summary: 'Delete a webhook: nothing more is sent to it (also no retries)', params: WebhookParams, response: { 204: z.null(), ...errors(400, 401, 403, 404, 429) } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Delete a webhook: nothing more is sent to it (also no retries)', params: WebhookParams, response: { 204: z.null(), ...errors(400, 401, 403, 404, 429) } } },
     async (request, reply) => {
       await webhooks.remove(sessionOf(request).tenantId, request.params.id);
       return reply.code(204).send(null);
@@ -64,6 +64,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
   app.post(
     '/webhooks/:id/rotate-secret',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Give a webhook a new secret (shown once); every attempt from now on is signed with it',
@@ -77,6 +78,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
   app.get(
     '/webhooks/:id/deliveries',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'What was sent to a webhook, newest first (status=failed: what needs attention)',
@@ -93,6 +95,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
   app.post(
     '/webhooks/:id/deliveries/:deliveryId/redeliver',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Send a delivery again: same delivery id and body, four fresh attempts starting now',

@@ -24,6 +24,7 @@ function addTestRoutes(app: FastifyInstance, db: Db): void {
   app.post(
     '/test/orders/:tableId',
     {
+      config: { access: 'public' },
       schema: {
         params: z.object({ tableId: z.uuid() }),
         querystring: z.object({ limit: Limit }),
@@ -37,22 +38,22 @@ function addTestRoutes(app: FastifyInstance, db: Db): void {
     },
     async () => ({ ok: true }),
   );
-  app.get('/test/boom', async () => {
+  app.get('/test/boom', { config: { access: 'public' } }, async () => {
     throw new Error(SECRET);
   });
-  app.get('/test/boom-async', async () => {
+  app.get('/test/boom-async', { config: { access: 'public' } }, async () => {
     await new Promise((r) => setTimeout(r, 1));
     const o = undefined as unknown as { x: { y: number } };
     return o.x.y; // a real TypeError: "Cannot read properties of undefined"
   });
-  app.post('/test/service-parse', async (request) => {
+  app.post('/test/service-parse', { config: { access: 'public' } }, async (request) => {
     // A service that validates with zod itself instead of throwing a coded error.
     return z.object({ quantity: z.number().int().min(1), location_id: z.uuid() }).strict().parse(request.body);
   });
-  app.get('/test/bad-response', { schema: { response: { 200: z.object({ total_cents: z.number().int() }) } } }, async () => {
+  app.get('/test/bad-response', { config: { access: 'public' }, schema: { response: { 200: z.object({ total_cents: z.number().int() }) } } }, async () => {
     return { total_cents: 'veel' } as unknown as { total_cents: number };
   });
-  app.get('/test/sql', async () => {
+  app.get('/test/sql', { config: { access: 'public' } }, async () => {
     await sql`select pin_hash from no_such_table where secret_column = 1`.execute(db);
     return { ok: true };
   });
@@ -280,7 +281,7 @@ describe('error shapes (CONTRACT §2)', () => {
 
   it('a 500 is logged with the real error and the request id, but not sent to the client', async () => {
     const rt = await createLoggedTestApp();
-    rt.app.get('/test/boom', async () => {
+    rt.app.get('/test/boom', { config: { access: 'public' } }, async () => {
       throw new Error(SECRET);
     });
     const res = await rt.app.inject({ method: 'GET', url: '/test/boom', headers: { 'x-request-id': 'req-boom-1' } });

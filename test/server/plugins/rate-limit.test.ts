@@ -7,9 +7,9 @@ import { createTestApp, type TestApp } from '../../helpers/app.js';
 async function appWithRoutes(env: Record<string, string> = {}): Promise<TestApp> {
   const t = await createTestApp({ env });
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as const) {
-    t.app.route({ method, url: '/test/ping', handler: async () => ({ ok: true }) });
+    t.app.route({ method, url: '/test/ping', config: { access: 'public' }, handler: async () => ({ ok: true }) });
   }
-  t.app.post('/test/payment-callback', { config: { ...RATE_LIMIT_EXEMPT } }, async () => ({ ok: true }));
+  t.app.post('/test/payment-callback', { config: { access: 'public', ...RATE_LIMIT_EXEMPT } }, async () => ({ ok: true }));
   return t;
 }
 
