@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document as a partner needs it, from what @fastify/swagger and the zod type
  * provider generate (server/plugins/openapi.ts): a stable operationId per operation, a description
  * per answer instead of "Default Response", the real media types (HTML pages, PDF, CSV, images; every
- * error is JSON), the refusals every operation can give (400, 401, 403, 413, 414, 429) in the error shape,
+ * error is JSON), the refusals every operation can give (400, 401, 403, 404, 413, 414, 429) in the error shape,
  * and no unused or self-identifying schema clutter. Redocly's recommended rules and a generated
  * client (openapi-typescript) check the result in test/server/openapi-quality.test.ts.
  *
@@ -120,16 +120,20 @@ function refineOperation(method: string, path: string, op: Operation, components
 
   const responses = op.responses;
   const hasPathParams = (op.parameters ?? []).some((p) => p.in === 'path');
-  const hasInput = (op.parameters ?? []).length > 0 || op.requestBody !== undefined;
   // The refusals every such operation can give, whether or not the route lists them.
-  const implied: string[] = [];
-  if (hasInput) implied.push('400'); // a parameter or body that does not pass its schema
-  if (hasPathParams) implied.push('414'); // a path segment over 100 characters (app.ts); 404 is the route's to declare
+  const access = op['x-access'];
+  const implied: string[] = [
+    '400', // a parameter or body that does not pass its schema, a body that is not JSON, a broken %-escape in the path (app.ts)
+  ];
+  if (hasPathParams) implied.push('404', '414'); // an unknown id or slug, or a value that makes the path match no route; a segment over 100 characters
   if (op.requestBody) implied.push('413'); // over the body limit
   if (MUTATING.has(method) && rateLimited) implied.push('429'); // the mutation budget per client (CONTRACT §4)
-  const access = op['x-access'];
   if (access && access !== 'public') implied.push('401'); // no valid session or key
   if (access === 'admin' || access?.startsWith('api-key:')) implied.push('403'); // staff on an admin route; a key without the scope
+  // A cookie-authenticated mutation from another site's page (auth.ts: Sec-Fetch-Site / Origin) is 403.
+  // Before the guards declare x-access, an operation that declares 401 stands for one behind a session.
+  const cookie = access === 'session' || access === 'admin' || (access === undefined && '401' in responses);
+  if (MUTATING.has(method) && cookie) implied.push('403');
   for (const status of implied) responses[status] ??= { description: '', content: errorContent() };
 
   for (const [status, response] of Object.entries(responses)) {

@@ -62,6 +62,7 @@ export const ERROR_EXAMPLES: Record<number, unknown> = {
   },
   401: { error: 'Je bent niet ingelogd.', code: 'UNAUTHORIZED' },
   403: { error: 'Je hebt geen toegang tot deze functie.', code: 'FORBIDDEN' },
+  404: { error: 'Deze pagina of functie bestaat niet.', code: 'NOT_FOUND' },
   413: { error: 'De invoer is te groot.', code: 'VALIDATION' },
   414: { error: 'Ongeldige invoer: een deel van het adres is te lang (hoogstens 100 tekens).', code: 'VALIDATION' },
   429: { error: 'Te veel verzoeken; probeer het over 42 seconden opnieuw.', code: 'RATE_LIMITED' },

@@ -27,13 +27,18 @@ describe('openapi-document', () => {
           get: { 'x-access': 'api-key:read', parameters: [{ in: 'path', name: 'id', schema: { type: 'string' } }], responses: { 200: { description: 'Default Response', content: json({ type: 'object' }) } } },
         },
         '/api/v1/callback': { post: { 'x-access': 'public', 'x-rate-limit': false, requestBody: { content: json({ type: 'object' }) }, responses: { 200: { description: 'Default Response' } } } },
-        '/api/v1/me': { get: { 'x-access': 'session', responses: { 200: { description: 'Default Response', content: json({ type: 'object' }) } } } },
+        '/api/v1/me': {
+          get: { 'x-access': 'session', responses: { 200: { description: 'Default Response', content: json({ type: 'object' }) } } },
+          post: { 'x-access': 'session', requestBody: { content: json({ type: 'object' }) }, responses: { 200: { description: 'Default Response', content: json({ type: 'object' }) } } },
+        },
       }),
     );
-    expect(Object.keys(op(d, '/api/v1/things/{id}', 'patch').responses)).toEqual(['200', '400', '401', '403', '413', '414', '429']);
-    expect(Object.keys(op(d, '/api/v1/things/{id}', 'get').responses)).toEqual(['200', '400', '401', '403', '414']);
+    expect(Object.keys(op(d, '/api/v1/things/{id}', 'patch').responses)).toEqual(['200', '400', '401', '403', '404', '413', '414', '429']);
+    expect(Object.keys(op(d, '/api/v1/things/{id}', 'get').responses)).toEqual(['200', '400', '401', '403', '404', '414']);
     expect(Object.keys(op(d, '/api/v1/callback', 'post').responses)).toEqual(['200', '400', '413']);
-    expect(Object.keys(op(d, '/api/v1/me', 'get').responses)).toEqual(['200', '401']);
+    expect(Object.keys(op(d, '/api/v1/me', 'get').responses)).toEqual(['200', '400', '401']);
+    // A session's mutation: 403 when it comes from another site's page (auth.ts), also for staff routes.
+    expect(Object.keys(op(d, '/api/v1/me', 'post').responses)).toEqual(['200', '400', '401', '403', '413', '429']);
     const patch = op(d, '/api/v1/things/{id}', 'patch');
     expect(patch.responses['429']!.content).toEqual({ 'application/json': { schema: ERROR, example: expect.objectContaining({ code: 'RATE_LIMITED' }) } });
     expect(patch.responses['429']!.headers).toHaveProperty('Retry-After');
@@ -78,7 +83,7 @@ describe('openapi-document', () => {
     const item = (d.paths as Record<string, Record<string, { parameters: Array<{ name: string; schema: unknown }> }>>)['/api/v1/customer/{phone_or_id}']!;
     expect(item.get!.parameters[0]).toMatchObject({ name: 'phone_or_id', schema: { type: 'string' } });
     expect(item.delete!.parameters[0]).toMatchObject({ name: 'phone_or_id', schema: { format: 'uuid' } });
-    // Nothing refers to UsedInput (Error: the implied 400 and 414 of the path parameter).
+    // Nothing refers to UsedInput (Error: the implied 400, 404 and 414).
     expect(Object.keys((d.components as { schemas: object }).schemas).sort()).toEqual(['Error', 'Nested', 'Used']);
   });
 });
