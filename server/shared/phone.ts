@@ -63,3 +63,13 @@ export function phoneSearchPrefix(input: string): string | undefined {
   const value = typed.getNumberValue();
   return value && value.length > 1 ? value : undefined;
 }
+
+/**
+ * The national significant number of an E.164 number (`+31612345678` → `612345678`): the digits a
+ * number keeps in every notation (`06-12345678`, `0031 6 1234 5678`), for finding it in free text
+ * (a loyalty erasure, docs/loyalty.md). Undefined when it is not a valid number.
+ */
+export function nationalDigits(e164: string): string | undefined {
+  const parsed = parsePhoneNumberFromString(e164);
+  return parsed?.isValid() ? String(parsed.nationalNumber) : undefined;
+}

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/connection.js';
 import { newId } from '../../shared/ids.js';
 import { toE164 } from '../../shared/phone.js';
+import { forgetOrderNotes, personOf, redactPerson, type ErasedPerson } from './loyalty.erasure.js';
 import { loyaltyRepository as repo, type CustomerRow, type LeaseRow, type TransactionRow } from './loyalty.repository.js';
 import { holderOf, leaseEffects, POOL, topUpAmount } from './loyalty.rules.js';
 
@@ -115,7 +116,7 @@ export async function topUp(db: Executor, tenantId: string, rootId: string, allo
  * The customer records, orders and phone numbers an erasure covers: the group, every order whose
  * customer phone is one of the group's numbers (in any notation), and every order the group earned on.
  */
-export async function erasureScope(db: Executor, tenantId: string, rootId: string): Promise<{ members: CustomerRow[]; orderIds: string[] }> {
+export async function erasureScope(db: Executor, tenantId: string, rootId: string): Promise<{ members: CustomerRow[]; orderIds: string[]; who: ErasedPerson }> {
   const members = await repo.members(db, tenantId, rootId);
   const phones = new Set(members.map((m) => m.phone).filter((p): p is string => p !== null));
   const orderIds = new Set<string>();
@@ -126,7 +127,7 @@ export async function erasureScope(db: Executor, tenantId: string, rootId: strin
     }
   }
   for (const t of await repo.transactionsOf(db, members.map((m) => m.id))) if (t.order_id) orderIds.add(t.order_id);
-  return { members, orderIds: [...orderIds] };
+  return { members, orderIds: [...orderIds], who: personOf(members) };
 }
 
 /** Personal fields removed from a change-log payload of a customer or an order (erasure). */
@@ -142,19 +143,38 @@ export function redactPayload(entity: string, payload: unknown): unknown {
       p.fields = rest;
     }
   } else if (entity === 'order') {
-    if (p.order && typeof p.order === 'object') p.order = { ...(p.order as object), customer: null };
+    // The order's free text too (issue 28 point 3): it may hold a name, a number, an address.
+    if (p.order && typeof p.order === 'object') {
+      const o = p.order as Record<string, unknown>;
+      p.order = { ...o, customer: null, ...('notes' in o ? { notes: null } : {}), ...(Array.isArray(o.items) ? { items: o.items.map((i: unknown) => (i && typeof i === 'object' ? { ...(i as object), notes: null } : i)) } : {}) };
+    }
   }
   return p;
 }
 
 /**
  * Erases the group's personal data on this node: the customer rows become tombstones (phone, name,
- * e-mail null; `erased_at`), the orders lose the guest's name and phone, and the change-log copies
- * of both are redacted in place. The ledger rows stay (they hold no personal data), so totals are
- * unchanged. Idempotent; `extraOrderIds` are orders another node found.
+ * e-mail null; `erased_at`), the orders lose the guest's name, phone and notes, and the change-log
+ * copies of both are redacted in place; beyond loyalty (loyalty.erasure.ts) their bookings, other
+ * orders' notes that name them, and this node's webhook deliveries. The ledger rows stay (they hold
+ * no personal data), so totals are unchanged. Idempotent; `extraOrderIds` and `extraReservationIds`
+ * are what another node found, `whoBefore` the person as this node knew them before an adopt
+ * replaced the rows with tombstones.
  */
-export async function eraseGroup(db: Executor, tenantId: string, rootId: string, at: string, extraOrderIds: string[] = [], extraIds: string[] = []): Promise<{ erasedIds: string[]; orderIds: string[]; erasedAt: string }> {
-  const { members, orderIds } = await erasureScope(db, tenantId, rootId);
+export async function eraseGroup(
+  db: Executor,
+  tenantId: string,
+  rootId: string,
+  at: string,
+  extraOrderIds: string[] = [],
+  extraIds: string[] = [],
+  extraReservationIds: string[] = [],
+  whoBefore?: ErasedPerson,
+): Promise<{ erasedIds: string[]; orderIds: string[]; reservationIds: string[]; erasedAt: string }> {
+  const { members, orderIds, who: found } = await erasureScope(db, tenantId, rootId);
+  const who: ErasedPerson = whoBefore
+    ? { phones: [...new Set([...found.phones, ...whoBefore.phones])], names: [...new Set([...found.names, ...whoBefore.names])], emails: [...new Set([...found.emails, ...whoBefore.emails])] }
+    : found;
   const ids = new Set(members.map((m) => m.id));
   for (const id of extraIds) {
     const row = await repo.findCustomer(db, tenantId, id);
@@ -171,12 +191,14 @@ export async function eraseGroup(db: Executor, tenantId: string, rootId: string,
   }
   const orders = [...new Set([...orderIds, ...extraOrderIds])];
   await redactStored(db, tenantId, [...ids], orders);
-  return { erasedIds: [...ids].sort(), orderIds: orders.sort(), erasedAt };
+  const elsewhere = await redactPerson(db, tenantId, who, { customerIds: [...ids], orderIds: orders, reservationIds: extraReservationIds });
+  return { erasedIds: [...ids].sort(), orderIds: orders.sort(), reservationIds: elsewhere.reservationIds, erasedAt };
 }
 
 /** Removes the personal fields of erased customers and their orders from rows and change-log payloads. */
 export async function redactStored(db: Executor, tenantId: string, customerIds: string[], orderIds: string[]): Promise<void> {
   await repo.forgetOrderCustomer(db, tenantId, orderIds);
+  await forgetOrderNotes(db, tenantId, orderIds);
   for (const [entity, ids] of [['loyalty_customer', customerIds], ['order', orderIds]] as const) {
     for (let i = 0; i < ids.length; i += 200) {
       for (const c of await repo.changesOf(db, tenantId, entity, ids.slice(i, i + 200))) {

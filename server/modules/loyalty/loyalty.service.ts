@@ -17,6 +17,7 @@ import {
   rootOf,
   topUp,
 } from './loyalty.ledger.js';
+import { NOBODY, redactPerson } from './loyalty.erasure.js';
 import { loyaltyRepository as repo, type CustomerRow, type LeaseRow, type PrivacyRow, type TransactionRow } from './loyalty.repository.js';
 import { earnId, excessOf, POOL, pointsForOrder } from './loyalty.rules.js';
 import {
@@ -277,7 +278,11 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
             const root = await rootOf(w.trx, tenantId, t.customer_id);
             if (root?.erased_at) orderIds.add(t.order_id!);
           }
-          if (customerIds.size > 0 || orderIds.size > 0) await redactStored(w.trx, tenantId, [...customerIds], [...orderIds]);
+          if (customerIds.size > 0 || orderIds.size > 0) {
+            await redactStored(w.trx, tenantId, [...customerIds], [...orderIds]);
+            // Webhook deliveries of orders whose earn row arrived after the erasure (issue 28 point 3).
+            await redactPerson(w.trx, tenantId, NOBODY, { customerIds: [...customerIds], orderIds: [...orderIds], reservationIds: [] });
+          }
         });
       })
       .catch((err: unknown) => deps.onError?.(err));
@@ -464,13 +469,13 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
     async erase(actor: LoyaltyActor, id: string): Promise<void> {
       await changes.write(actor.tenantId, async (w) => {
         const root = await liveRoot(w.trx, actor.tenantId, id);
-        const { erasedIds, orderIds, erasedAt } = await eraseGroup(w.trx, actor.tenantId, root.id, w.now);
+        const { erasedIds, orderIds, reservationIds, erasedAt } = await eraseGroup(w.trx, actor.tenantId, root.id, w.now);
         const customers = [];
         for (const cid of erasedIds) customers.push((await repo.findCustomer(w.trx, actor.tenantId, cid))!);
         const entry: PrivacyRow = { id: newId(), tenant_id: actor.tenantId, customer_id: root.id, action: 'erase', user_id: actor.userId, origin: changes.origin, created_at: w.now };
         await repo.insertPrivacy(w.trx, entry);
         await w.record(privacyChange(entry));
-        await w.record({ entity: 'loyalty_customer', entityId: root.id, kind: 'loyalty.customer_erased', payload: { customer_id: root.id, customers, order_ids: orderIds, erased_at: erasedAt } });
+        await w.record({ entity: 'loyalty_customer', entityId: root.id, kind: 'loyalty.customer_erased', payload: { customer_id: root.id, customers, order_ids: orderIds, reservation_ids: reservationIds, erased_at: erasedAt } });
       });
     },
 

@@ -32,6 +32,7 @@ const ErasedPayload = z.looseObject({
   customer_id: z.uuid(),
   customers: z.array(CustomerRowSchema).max(1000).default([]),
   order_ids: z.array(z.uuid()).max(100_000).default([]),
+  reservation_ids: z.array(z.uuid()).max(100_000).default([]),
   erased_at: z.iso.datetime({ offset: true }),
 });
 const TransactionPayload = z.looseObject({ transaction: TransactionRowSchema, grants: z.array(LeaseRowSchema).max(1000).optional() });
@@ -134,17 +135,17 @@ async function applyErasure(trx: Tx, change: SyncChange, ctx: ApplyContext): Pro
     const local = root ? await erasureScope(trx, tenantId, root.id) : { orderIds: [] as string[] };
     const direct = directStore(trx, tenantId);
     for (const c of p.customers) await adoptCustomer(direct, tenantId, c);
-    if (root) await eraseGroup(trx, tenantId, root.id, p.erased_at, [...p.order_ids, ...local.orderIds], p.customers.map((c) => c.id));
+    if (root) await eraseGroup(trx, tenantId, root.id, p.erased_at, [...p.order_ids, ...local.orderIds], p.customers.map((c) => c.id), p.reservation_ids, 'who' in local ? local.who : undefined);
     return;
   }
   if (!root) throw new RejectOp('Klant niet gevonden.');
-  const r = await eraseGroup(trx, tenantId, root.id, p.erased_at, p.order_ids, p.customers.map((c) => c.id));
+  const r = await eraseGroup(trx, tenantId, root.id, p.erased_at, p.order_ids, p.customers.map((c) => c.id), p.reservation_ids);
   const customers: CustomerRow[] = [];
   for (const id of r.erasedIds) {
     const row = await repo.findCustomer(trx, tenantId, id);
     if (row) customers.push(row);
   }
-  return { payload: { customer_id: root.id, customers: customers.map(stripTenant), order_ids: r.orderIds, erased_at: r.erasedAt } };
+  return { payload: { customer_id: root.id, customers: customers.map(stripTenant), order_ids: r.orderIds, reservation_ids: r.reservationIds, erased_at: r.erasedAt } };
 }
 
 const TYPE_OF_KIND: Record<string, TransactionRow['type'] | undefined> = {
