@@ -131,9 +131,7 @@ function refineOperation(method: string, path: string, op: Operation, components
   if (access && access !== 'public') implied.push('401'); // no valid session or key
   if (access === 'admin' || access?.startsWith('api-key:')) implied.push('403'); // staff on an admin route; a key without the scope
   // A cookie-authenticated mutation from another site's page (auth.ts: Sec-Fetch-Site / Origin) is 403.
-  // Before the guards declare x-access, an operation that declares 401 stands for one behind a session.
-  const cookie = access === 'session' || access === 'admin' || (access === undefined && '401' in responses);
-  if (MUTATING.has(method) && cookie) implied.push('403');
+  if (MUTATING.has(method) && (access === 'session' || access === 'admin')) implied.push('403');
   for (const status of implied) responses[status] ??= { description: '', content: errorContent() };
 
   for (const [status, response] of Object.entries(responses)) {
