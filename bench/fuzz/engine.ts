@@ -144,6 +144,7 @@ export class Fuzzer {
     this.checker = new ResponseChecker(doc);
     this.now = target.clock.now().getTime();
     const pick = (set: Set<string> | undefined) => (set && set.size ? [...set] : undefined);
+    const pickAny = (set: Set<unknown> | undefined) => (set && set.size ? [...set] : undefined);
     this.ctx = {
       resolve: (ref) => ref.replace(/^#\//, '').split('/').reduce<Schema>((n, k) => n?.[k.replace(/~1/g, '/').replace(/~0/g, '~')] as Schema, doc),
       idFor: (name) => {
@@ -154,7 +155,7 @@ export class Fuzzer {
           return pool ? pool[n % pool.length]! : '0190b2a1-3b5c-7d6e-8f00-0123456789ab';
         });
       },
-      knownFor: (name) => (name ? pick(this.target.known.get(name)) : undefined),
+      knownFor: (name) => (name ? pickAny(this.target.known.get(name)) : undefined),
     };
   }
 
@@ -187,7 +188,7 @@ export class Fuzzer {
     for (const [k, v] of Object.entries(obj)) {
       if (k !== 'id' && isUuid(v)) add(snake(k), v);
       else if (k === 'public_code' && typeof v === 'string') {
-        let set = this.target.known.get('tafel');
+        let set = this.target.known.get('tafel') as Set<unknown> | undefined;
         if (!set) this.target.known.set('tafel', (set = new Set()));
         if (set.size < 50) set.add(v);
       } else if (v && typeof v === 'object') this.harvest(v, k, op, depth + 1);
@@ -282,7 +283,7 @@ export class Fuzzer {
       }
     }
     if (chance(0.01)) headers.origin = 'https://kwaadaardig.example';
-    return { op, identity, body: payload, inject: { method: op.method as InjectOptions['method'], url, headers, payload, remoteAddress: op.path.includes('/auth/') ? '10.1.2.3' : undefined } };
+    return { op, identity, body: payload, inject: { method: op.method as InjectOptions['method'], url, headers, payload, remoteAddress: op.path.includes('/auth/') ? `10.1.${(n >> 8) & 255}.${n & 255}` : undefined } };
   }
 
   private validBody(op: Operation, schema: Schema | undefined, draw: <T>(a: fc.Arbitrary<T>) => T): unknown {
@@ -350,15 +351,19 @@ export class Fuzzer {
     return out;
   }
 
-  async run(opts: FuzzOptions): Promise<FuzzResult> {
-    const started = Date.now();
-    const result: FuzzResult = { seed: opts.seed, requests: 0, ms: 0, byOperation: new Map(), okByOperation: new Map(), byStatus: new Map(), findings: [] };
-    const findings = new Map<string, Finding>();
-    // Harvest ids first: every list the admin and the partner can read.
+  /** Harvests ids first: every list the operations' own credentials can read. */
+  async warmUp(): Promise<void> {
     for (const op of this.ops.filter((o) => o.method === 'GET' && !o.params.some((p) => p.in === 'path'))) {
       const res = await this.target.inject({ method: 'GET', url: op.path, headers: this.target.credentials(op.identity) });
       if (res.statusCode === 200 && /json/.test(String(res.headers['content-type']))) this.harvest(res.json(), undefined, op);
     }
+  }
+
+  async run(opts: FuzzOptions): Promise<FuzzResult> {
+    const started = Date.now();
+    const result: FuzzResult = { seed: opts.seed, requests: 0, ms: 0, byOperation: new Map(), okByOperation: new Map(), byStatus: new Map(), findings: [] };
+    const findings = new Map<string, Finding>();
+    await this.warmUp();
     for (let n = 0; n < opts.requests; n++) {
       if (opts.timeBudgetMs && Date.now() - started > opts.timeBudgetMs) break;
       const { op, identity, inject, body } = this.plan(opts.seed, n);

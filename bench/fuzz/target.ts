@@ -10,6 +10,8 @@ import { loadConfig } from '../../server/config.js';
 import { createRuntime, type Runtime } from '../../server/runtime.js';
 import { ManualClock } from '../../server/shared/clock.js';
 import { freshDb } from '../../test/helpers/db.js';
+import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
+import { PROTOCOL_VERSION } from '../../sync/protocol.js';
 
 export type IdentityName = 'admin' | 'staff' | 'partner' | 'device' | 'none';
 export const IDENTITIES: IdentityName[] = ['admin', 'staff', 'partner', 'device', 'none'];
@@ -27,7 +29,7 @@ export interface FuzzTarget {
   /** Ids the fuzzer must not put in a path (its own users, key and device: deleting them ends the run). */
   protectedIds: Set<string>;
   /** Values of string fields and path parameters that are not ids (`slug`, `phone`, `tafel` ...). */
-  known: Map<string, Set<string>>;
+  known: Map<string, Set<unknown>>;
   /** Ids seen so far (seeding included), per kind (`product_id`, `table_id` ...; `id` = any). */
   ids: Map<string, Set<string>>;
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
@@ -53,6 +55,8 @@ export async function createFuzzTarget(opts: { role?: 'local' | 'cloud' } = {}):
     // The fuzzer is one client sending thousands of mutations: the limit would answer most of them 429.
     RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
     WEBHOOK_SENDER: 'inline',
+    // Webhook targets are 127.0.0.1:9 (nothing listens: refused at once), not names that need DNS.
+    WEBHOOK_ALLOW_PRIVATE: '1',
     PAYMENT_PROVIDER: 'simulator',
   };
   if (role === 'cloud') env.DATABASE_URL = 'postgres://127.0.0.1:5432/unused'; // the handle below is what is used
@@ -77,8 +81,8 @@ export async function createFuzzTarget(opts: { role?: 'local' | 'cloud' } = {}):
   await login();
 
   const ids = new Map<string, Set<string>>();
-  const known = new Map<string, Set<string>>();
-  const remember = (map: Map<string, Set<string>>, key: string, v: string) => {
+  const known = new Map<string, Set<unknown>>();
+  const remember = <T>(map: Map<string, Set<T>>, key: string, v: T) => {
     let set = map.get(key);
     if (!set) map.set(key, (set = new Set()));
     set.add(v);
@@ -87,6 +91,9 @@ export async function createFuzzTarget(opts: { role?: 'local' | 'cloud' } = {}):
   remember(known, 'email', adminEmail);
   remember(known, 'pin', staffPin);
   remember(known, 'password', adminPassword);
+  remember(known, 'protocol_version', PROTOCOL_VERSION);
+  remember(known, 'schema_version', SCHEMA_VERSION);
+  remember(known, 'url', 'http://127.0.0.1:9/webhook');
 
   const post = async (url: string, payload: object, method: 'POST' | 'PUT' | 'PATCH' = 'POST') => {
     const res = await inject({ method, url: `/api/v1${url}`, headers: creds.admin, payload });
@@ -127,9 +134,11 @@ export async function createFuzzTarget(opts: { role?: 'local' | 'cloud' } = {}):
   remember(known, 'phone', '+31612345678');
   remember(known, 'phone', '0612345678');
   remember(ids, 'customer_id', customer.id);
+  remember(known, 'phone_or_id', '0612345678');
+  remember(known, 'phone_or_id', customer.id);
   await post('/reservations', { date: NOW.slice(0, 10), time: '19:00', party_size: 2, name: 'Jansen', phone: '0612345679' }).catch(() => undefined);
   for (let i = 0; i < 3; i++) await post('/orders', { items: [{ product_id: friet.id, quantity: 2 }, { product_id: burger.id, quantity: 1 }], customer: { phone: '0612345678' } });
-  await post('/webhooks', { url: 'https://hooks.example.invalid/fuzz', events: ['order.created'] }).catch(() => undefined);
+  await post('/webhooks', { url: 'http://127.0.0.1:9/webhook', events: ['order.created', 'order.paid'] });
 
   return {
     runtime,
