@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/connection.js';
+import { ROWS_PER_INSERT, type Executor } from '../../db/connection.js';
 import type { BillPaymentsTable, BillRoundsTable, BillsTable, FloorTablesTable, FloorTableStatusTable, FloorZonesTable, OrderStatus } from '../../db/database.js';
 
 export type ZoneRow = FloorZonesTable;
@@ -144,7 +144,7 @@ export const floorRepository = {
    */
   billsClosedBy: async (db: Executor, tenantId: string, origin: string, billIds: string[]): Promise<string[]> => {
     const out = new Set<string>();
-    for (let i = 0; i < billIds.length; i += 500) {
+    for (let i = 0; i < billIds.length; i += ROWS_PER_INSERT) {
       const rows = await db
         .selectFrom('change_log')
         .select('entity_id')
@@ -152,7 +152,7 @@ export const floorRepository = {
         .where('entity', '=', 'bill')
         .where('kind', '=', 'bill.closed')
         .where('origin', '=', origin)
-        .where('entity_id', 'in', billIds.slice(i, i + 500))
+        .where('entity_id', 'in', billIds.slice(i, i + ROWS_PER_INSERT))
         .execute();
       for (const r of rows) out.add(r.entity_id);
     }

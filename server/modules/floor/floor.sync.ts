@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db, Tx } from '../../db/connection.js';
 import type { BillPaymentsTable, BillRoundsTable, BillsTable, FloorTablesTable, FloorZonesTable } from '../../db/database.js';
 import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
-import { preloadTenantRefs } from '../../../sync/batch-store.js';
+import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { newPublicCode } from './floor.rules.js';
 import { BillRow, PaymentRow, RoundRow, TableRow, TableStatus, ZoneRow } from './floor.schemas.js';
@@ -104,7 +104,7 @@ const tableDescriptor: EntityDescriptor = {
       const p = parsePayload(StatusPayload, change.payload, 'een tafelstatus');
       if (p.table_id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een tafelstatus.');
       // Inside a batch the tables its changes name are read once (FloorBatch), not once per announcement.
-      const owner = await storeFor(trx, ctx, change.tenant_id).tableTenant(change.entity_id);
+      const owner = await (await floorStore.of(trx, ctx, change.tenant_id)).tableTenant(change.entity_id);
       if (owner !== undefined && owner !== change.tenant_id) throw new RejectOp(OTHER_TENANT);
       return;
     }
@@ -258,8 +258,6 @@ function hintsOf(changes: ReadonlyArray<SyncChange>, tenantId: string): Hints {
 /** A bill row with exactly the table's columns, in the table's order (as a row read back): one shape for every multi-row write. */
 const columnsOf = (row: BillsTable): BillsTable => Object.fromEntries(BILL_COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as BillsTable;
 
-const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
-
 interface BillEntry {
   /** The bill as this batch sees it now (undefined: none with this id). */
   row: BillsTable | undefined;
@@ -314,7 +312,7 @@ class FloorBatch implements FloorStore, BatchState {
     return true;
   }
 
-  /** Bills by id and the open bills of tables, in statements of up to 500 of each; what this batch holds already stays. */
+  /** Bills by id and the open bills of tables, in statements of up to ROWS_PER_INSERT of each; what this batch holds already stays. */
   private async readBills(ids: string[], tables: string[]): Promise<void> {
     const byId = chunks(ids.filter((id) => !this.bills.has(id)));
     const byTable = chunks(tables.filter((t) => !this.openLoaded.has(t)));
@@ -413,7 +411,7 @@ class FloorBatch implements FloorStore, BatchState {
     return owner !== null && owner !== undefined && owner !== tenantId;
   }
 
-  /** The rounds of these orders and with these ids, in statements of up to 500 of each. */
+  /** The rounds of these orders and with these ids, in statements of up to ROWS_PER_INSERT of each. */
   private async readRounds(orderIds: string[], roundIds: string[]): Promise<void> {
     const byOrder = chunks(orderIds.filter((id) => !this.ordersSeen.has(id)));
     const byId = chunks(roundIds.filter((id) => !this.roundIdsSeen.has(id)));
@@ -482,8 +480,13 @@ class FloorBatch implements FloorStore, BatchState {
   }
 }
 
-const storeFor = (trx: Tx, ctx: ApplyContext, tenantId: string): FloorStore =>
-  ctx.batch ? ctx.batch.state(`floor:${tenantId}`, () => new FloorBatch(trx, tenantId, ctx.batch!)) : directStore(trx);
+/** One batch form per restaurant of the batch's changes; each reads what it needs on first need (no prefetch up front). */
+const floorStore = defineBatchStore<FloorStore, FloorBatch>({
+  key: 'floor',
+  perTenant: true,
+  direct: (trx) => directStore(trx),
+  create: (s) => new FloorBatch(s.trx, s.tenantId, s.batch),
+});
 
 /** The bill with this id (any state), refused when it is another restaurant's. */
 async function ownBill(store: FloorStore, id: string, tenantId: string): Promise<BillsTable | undefined> {
@@ -514,7 +517,7 @@ const billDescriptor: EntityDescriptor = {
   tables: ['bills', 'bill_rounds', 'bill_payments'],
   async apply(trx, change, ctx) {
     const tenantId = change.tenant_id;
-    const store = storeFor(trx, ctx, tenantId);
+    const store = await floorStore.of(trx, ctx, tenantId);
     const strip = (b: BillsTable) => {
       const { tenant_id: _t, ...rest } = b;
       return rest;

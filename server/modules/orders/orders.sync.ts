@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
+import type { Tx } from '../../db/connection.js';
 import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
-import { preloadTenantRefs } from '../../../sync/batch-store.js';
+import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
 import { CreateProductBody } from '../menu/menu.schemas.js';
 import { toOrderDto } from './orders.service.js';
@@ -99,32 +99,29 @@ const PushedPaid = z.object({
 /** Every id must be a row of `table` of this tenant (archived rows count: an order taken offline may name a product archived since). */
 const assertRefs = (trx: Tx, ctx: ApplyContext, table: TableName, ids: Array<string | null | undefined>, what: string) => assertTenantRefs(trx, table, ids, ctx.tenantId, what, ctx.batch);
 
-/** Once per batch: the products, staff and tables every order op of the batch names, in one statement per table. */
-class RefsPreloaded implements BatchState {
-  async flush(): Promise<void> {}
-}
-
-async function preloadRefs(trx: Tx, ctx: ApplyContext): Promise<void> {
-  const batch = ctx.batch;
-  if (!batch) return;
-  let fresh = false;
-  batch.state('orders-refs', () => ((fresh = true), new RefsPreloaded()));
-  if (!fresh) return;
-  const products = new Set<string>();
-  const users = new Set<string>();
-  const tables = new Set<string>();
+/** The products, staff and tables the batch's order ops name, read once per batch (one statement for the three tables). */
+function namedRefs(changes: ReadonlyArray<SyncChange>): { products: Set<string>; users: Set<string>; floor_tables: Set<string> } {
+  const refs = { products: new Set<string>(), users: new Set<string>(), floor_tables: new Set<string>() };
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  for (const c of batch.changes) {
+  for (const c of changes) {
     if (c.entity !== 'order' || !c.payload || typeof c.payload !== 'object') continue;
     const p = c.payload as { order?: { items?: unknown; table_id?: unknown }; created_by?: unknown; history?: { user_id?: unknown }; payment?: { by?: unknown } };
-    for (const u of [str(p.created_by), str(p.history?.user_id), str(p.payment?.by)]) if (u) users.add(u);
+    for (const u of [str(p.created_by), str(p.history?.user_id), str(p.payment?.by)]) if (u) refs.users.add(u);
     if (c.kind !== 'order.created') continue;
     const t = str(p.order?.table_id);
-    if (t) tables.add(t);
-    if (Array.isArray(p.order?.items)) for (const i of p.order.items as Array<{ product_id?: unknown }>) if (str(i?.product_id)) products.add(i.product_id as string);
+    if (t) refs.floor_tables.add(t);
+    if (Array.isArray(p.order?.items)) for (const i of p.order.items as Array<{ product_id?: unknown }>) if (str(i?.product_id)) refs.products.add(i.product_id as string);
   }
-  await preloadTenantRefs(trx, ctx.tenantId, batch, { products, users, floor_tables: tables });
+  return refs;
 }
+
+/** Nothing to hold: the batch's reference cache (`assertTenantRefs`) is filled once by the prefetch. */
+const refsPreload = defineBatchStore<object, BatchState>({
+  key: 'orders-refs',
+  direct: () => ({}),
+  create: () => ({ flush: async () => {} }),
+  prefetch: (_, s) => preloadTenantRefs(s.trx, s.tenantId, s.batch, namedRefs(s.changes)).then(() => undefined),
+});
 
 /**
  * A device's order op validated like an API request; returns the payload to use instead (unknown
@@ -132,7 +129,7 @@ async function preloadRefs(trx: Tx, ctx: ApplyContext): Promise<void> {
  */
 async function validatePushed(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<Record<string, unknown>> {
   const p = change.payload as Record<string, unknown>;
-  await preloadRefs(trx, ctx);
+  await refsPreload.of(trx, ctx);
   if (change.kind === 'order.created') {
     const c = parsePayload(PushedCreated, p, 'een bestelling');
     if (c.order.id !== change.entity_id) throw new RejectOp('Ongeldige bestelling.');
@@ -322,7 +319,6 @@ class OrdersBatch implements OrderStore, BatchState {
   private claims: Claim[] = [];
   /** New orders of the batch whose claims are in `claims`. */
   private readonly covered = new Set<string>();
-  private prefetched = false;
 
   constructor(
     private readonly trx: Tx,
@@ -340,9 +336,7 @@ class OrdersBatch implements OrderStore, BatchState {
    * so the database shows these rows as they were at its start all along; later ops see earlier
    * ops' work through `entries`, as without the prefetch.
    */
-  private async prefetch(): Promise<void> {
-    if (this.prefetched) return;
-    this.prefetched = true;
+  async prefetch(): Promise<void> {
     const creates: Array<{ id: string; day: string; number: string; key: string | null }> = [];
     const moved = new Set<string>();
     for (const c of this.upcoming) {
@@ -382,7 +376,6 @@ class OrdersBatch implements OrderStore, BatchState {
   }
 
   async get(id: string): Promise<Loaded | undefined> {
-    await this.prefetch();
     const cached = this.entries.get(id);
     if (cached) return cached;
     const found = await loadOrder(this.trx, id);
@@ -394,7 +387,6 @@ class OrdersBatch implements OrderStore, BatchState {
   }
 
   async clashes(tenantId: string, id: string, day: string, number: string, key: string | null): Promise<Clashes> {
-    await this.prefetch();
     const cached = this.entries.get(id);
     if (cached) return { existing: cached.row };
     const claims = this.covered.has(id) && tenantId === this.tenantId ? claimsOf(this.claims, tenantId, id, day, number, key) : await readClaims(this.trx, tenantId, id, day, number, key);
@@ -435,7 +427,7 @@ class OrdersBatch implements OrderStore, BatchState {
         await trx.updateTable('orders').set(e.patch).where('id', '=', e.row.id).execute();
       }
     }
-    for (let i = 0; i < fresh.length; i += ROWS_PER_INSERT) await trx.insertInto('orders').values(fresh.slice(i, i + ROWS_PER_INSERT)).execute();
+    for (const rows of chunks(fresh)) await trx.insertInto('orders').values(rows).execute();
     const inserted = await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
     if (this.strict && inserted !== items.length) throw new Error('sync: an order line id of this batch exists already');
     this.entries.clear();
@@ -444,10 +436,14 @@ class OrdersBatch implements OrderStore, BatchState {
   }
 }
 
-const storeFor = (trx: Tx, ctx: ApplyContext): OrderStore => {
-  const strict = ctx.side === 'cloud' && ctx.mode === 'merge';
-  return ctx.batch ? ctx.batch.state('orders', () => new OrdersBatch(trx, strict, ctx.batch!.changes, ctx.tenantId)) : directStore(trx, strict);
-};
+const strictOf = (ctx: ApplyContext) => ctx.side === 'cloud' && ctx.mode === 'merge';
+/** The batch's orders are its tenant's (ctx.tenantId); every change of a batch uses the one batch form. */
+const orderStore = defineBatchStore<OrderStore, OrdersBatch>({
+  key: 'orders',
+  direct: (trx, ctx) => directStore(trx, strictOf(ctx)),
+  create: (s) => new OrdersBatch(s.trx, strictOf(s.ctx), s.changes, s.tenantId),
+  prefetch: (b) => b.prefetch(),
+});
 
 async function addHistory(trx: Tx, change: SyncChange, h: OrderStatusHistoryTable | undefined, ctx: ApplyContext): Promise<void> {
   if (!h || typeof h.id !== 'string' || !isStatus(h.to_status)) return;
@@ -568,7 +564,7 @@ export const ordersSync: EntityDescriptor[] = [
     async apply(trx, change, ctx) {
       // From a device: validated like an API request first, and then only the validated payload is used and recorded.
       if (ctx.side === 'cloud' && ctx.mode === 'merge') change = { ...change, payload: await validatePushed(trx, change, ctx) };
-      const store = storeFor(trx, ctx);
+      const store = await orderStore.of(trx, ctx);
       let conflict: string | undefined;
       let merged: Record<string, unknown> = {};
       let order: Order;

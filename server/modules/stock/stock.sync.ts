@@ -1,6 +1,7 @@
-import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
+import type { Tx } from '../../db/connection.js';
 import type { LocationsTable, RecipesTable } from '../../db/database.js';
 import { assertTenantRef, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
+import { chunks, defineBatchStore } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor } from '../../../sync/types.js';
 import { stockRepository as repo, type LevelRow, type MovementRow, type Pair } from './stock.repository.js';
 import { fromMilli, GUARDED_TYPES, replayOrder } from './stock.rules.js';
@@ -173,8 +174,8 @@ class StockBatch implements BatchState {
     const inserted = new Set<string>();
     if (slots.length === 0) return inserted;
     const rows = slots.map((x) => x.row);
-    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-      const r = await trx.insertInto('stock_movements').values(rows.slice(i, i + ROWS_PER_INSERT)).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
+    for (const part of chunks(rows)) {
+      const r = await trx.insertInto('stock_movements').values(part).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
       for (const { id } of r) inserted.add(id);
     }
     const dirty = new Map<string, { pair: Pair; added: MovementRow[]; replay: boolean }>();
@@ -222,6 +223,17 @@ class StockBatch implements BatchState {
 }
 
 /**
+ * The batch form, or none: without a batch the ledger is written op by op below (the same outcome,
+ * checked by test/server/modules/stock/stock.sync.test.ts), so the direct form holds nothing.
+ */
+const stockStore = defineBatchStore<StockBatch | undefined, StockBatch>({
+  key: 'stock',
+  perTenant: true,
+  direct: () => undefined,
+  create: (s) => new StockBatch(s.tenantId, s.ctx.now),
+});
+
+/**
  * The stock ledger: a union keyed by movement id (docs/stock.md). A movement is inserted once;
  * a second copy of the same id (a sale both sides booked for the same order) is not added again:
  * the cloud keeps the copy it has and records it as the op's result, and an appliance adopting the
@@ -252,8 +264,8 @@ const movementsSync: EntityDescriptor = {
     };
     const answer = (wire: unknown[]) => ({ payload: { ...(change.payload as Record<string, unknown>), movements: wire }, ...(below.length ? { conflict: below.join(' ') } : {}) });
 
-    if (ctx.batch) {
-      const batch = ctx.batch.state('stock', () => new StockBatch(tenantId, ctx.now));
+    const batch = await stockStore.of(trx, ctx, tenantId);
+    if (batch) {
       await batch.assertRefs(trx, 'products', incoming.map((m) => m.product_id), 'Het product');
       await batch.assertRefs(trx, 'locations', incoming.map((m) => m.location_id), 'De locatie');
       const wire = incoming.map(movementWire);
