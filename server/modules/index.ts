@@ -17,7 +17,7 @@ import { httpTransport } from '../../sync/transport.js';
 import { stockAdminRoutes, stockRoutes } from './stock/stock.routes.js';
 import { createStockService } from './stock/stock.service.js';
 import { tenantsRoutes } from './tenants/tenants.routes.js';
-import { createTenantsService } from './tenants/tenants.service.js';
+import { createTenantsService, tenantKeys } from './tenants/tenants.service.js';
 import { usersRoutes } from './users/users.routes.js';
 import { syncRoutes } from '../../sync/routes.js';
 import { createSyncService } from '../../sync/service.js';
@@ -75,9 +75,11 @@ export interface CoreDeps {
 export function createServices(deps: CoreDeps) {
   const { handle, clock, changes } = deps;
   const db = handle.db;
-  const users = createUsersService({ db, changes });
+  // Users and auth come before tenants (whose service is built on users): they get the tenant reads they need.
+  const keys = tenantKeys(db);
+  const users = createUsersService({ db, changes, tenants: keys });
   const tenants = createTenantsService({ db, changes, users });
-  const auth = createAuthService({ db, clock, changes });
+  const auth = createAuthService({ db, clock, changes, tenants: keys, users: users.credentials });
   const sync = createSyncService({ ...deps, registry: syncRegistry });
   const menu = createMenuService({ db, changes });
   const orders = createOrdersService({ db, changes, menu, tenants });

@@ -40,6 +40,19 @@ describe('the frame every area plugs into (AREAS.md "Shape")', () => {
     expect(offending).toEqual([]);
   });
 
+  it('a module reads another module only through its service or a function it exports, never its repository', () => {
+    const offending: string[] = [];
+    for (const file of tsFiles(path.join(root, 'server/modules'))) {
+      const rel = path.relative(root, file);
+      const area = rel.split('/')[2];
+      for (const target of importsOf(file)) {
+        const m = /^server\/modules\/([^/]+)\/[^/]+\.repository\.js$/.exec(target);
+        if (m && m[1] !== area) offending.push(`${rel} → ${target}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
   it('the areas declare their cron jobs with the names and schedules the server has always run', async () => {
     const local = await createTestApp();
     const cloud = await createTestApp({ env: { ROLE: 'cloud', DATABASE_URL: 'postgres://127.0.0.1:5432/unused' } });

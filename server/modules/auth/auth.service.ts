@@ -5,8 +5,8 @@ import { AppError, unauthorized } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { Session } from '../../shared/session.js';
 import { hashPin, newToken, sha256, verifyPassword } from '../../shared/secrets.js';
-import { tenantsRepository } from '../tenants/tenants.repository.js';
-import { usersRepository } from '../users/users.repository.js';
+import type { TenantKeys } from '../tenants/tenants.service.js';
+import type { UsersService } from '../users/users.service.js';
 import { authRepository } from './auth.repository.js';
 import type { SessionInfo } from './auth.schemas.js';
 
@@ -27,7 +27,17 @@ export type AuthContext = Session;
 /** How long a looked-up session is trusted without asking the database again (sessions are checked on every request). */
 export const SESSION_CACHE_MS = 5_000;
 
-export function createAuthService(deps: { db: Db; clock: Clock; changes?: ChangeLog }) {
+export interface AuthDeps {
+  db: Db;
+  clock: Clock;
+  changes?: ChangeLog;
+  /** The restaurant by slug (the tenants module's `tenantKeys`). */
+  tenants: Pick<TenantKeys, 'bySlug'>;
+  /** The user behind a PIN or an e-mail (the users service's `credentials`). */
+  users: UsersService['credentials'];
+}
+
+export function createAuthService(deps: AuthDeps) {
   const { db, clock } = deps;
 
   // Every authenticated request needs its session; a short-lived cache saves a three-table join on
@@ -161,10 +171,10 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
     sessionInfo,
 
     async loginStaff(input: { slug: string; pin: string }, ip: string) {
-      const tenant = await tenantsRepository.findBySlug(db, input.slug);
+      const tenant = await deps.tenants.bySlug(input.slug);
       if (!tenant) throw unauthorized('Onbekend restaurant of onjuiste pincode.');
       const attempt = await beginAttempt(tenant.id, ip, { brake: true });
-      const user = await usersRepository.findByPinHash(db, tenant.id, await hashPin(input.pin, tenant.pin_salt));
+      const user = await deps.users.byPinHash(tenant.id, await hashPin(input.pin, tenant.pin_salt));
       // PIN login is for staff only (CONTRACT §3): an admin logs in with e-mail and password, also
       // when a PIN reached their row some other way (an older release, a database copy).
       if (!user || user.role !== 'staff') throw unauthorized('Onbekend restaurant of onjuiste pincode.');
@@ -172,14 +182,14 @@ export function createAuthService(deps: { db: Db; clock: Clock; changes?: Change
     },
 
     async loginAdmin(input: { slug: string; email: string; password: string }, ip: string) {
-      const tenant = await tenantsRepository.findBySlug(db, input.slug);
+      const tenant = await deps.tenants.bySlug(input.slug);
       const fail = () => unauthorized('Onjuist e-mailadres of wachtwoord.');
       if (!tenant) {
         await verifyPassword(input.password, null);
         throw fail();
       }
       const attempt = await beginAttempt(tenant.id, ip, { brake: false });
-      const user = await usersRepository.findByEmail(db, tenant.id, input.email.toLowerCase());
+      const user = await deps.users.byEmail(tenant.id, input.email.toLowerCase());
       const ok = await verifyPassword(input.password, user?.role === 'admin' ? user.password_hash : null);
       if (!user || user.role !== 'admin' || !ok) throw fail();
       return startSession(tenant.id, user.id, 'admin', ip, attempt);

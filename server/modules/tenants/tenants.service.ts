@@ -43,6 +43,30 @@ export const alreadySetUp = () => conflict('Dit apparaat is al ingesteld.');
 /** meta key claimed, in the same transaction, by the one first-run setup an appliance gets. */
 const FIRST_RUN_KEY = 'first_run_setup_at';
 
+/** A restaurant's id and PIN salt: what logging in and hashing a PIN need of it. */
+export interface TenantKey {
+  id: string;
+  pin_salt: string;
+}
+
+/** The tenant reads of the modules the tenants service is built on (users, auth), handed to them by the composition root. */
+export interface TenantKeys {
+  bySlug(slug: string): Promise<TenantKey | undefined>;
+  byId(id: string): Promise<TenantKey | undefined>;
+}
+
+/**
+ * Reads for the modules below this one: the tenants service is built on the users service, so users
+ * and auth cannot take it; they get these instead (a module never reads another's repository).
+ */
+export function tenantKeys(db: Executor): TenantKeys {
+  const key = (t: TenantRow | undefined): TenantKey | undefined => (t ? { id: t.id, pin_salt: t.pin_salt } : undefined);
+  return {
+    bySlug: async (slug) => key(await tenantsRepository.findBySlug(db, slug)),
+    byId: async (id) => key(await tenantsRepository.findById(db, id)),
+  };
+}
+
 export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: UsersService }) {
   const { db, changes, users } = deps;
 

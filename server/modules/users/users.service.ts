@@ -4,7 +4,6 @@ import { isUniqueViolation, violatedConstraint } from '../../db/errors.js';
 import { conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { hashPassword, hashPin } from '../../shared/secrets.js';
-import { tenantsRepository } from '../tenants/tenants.repository.js';
 import { usersRepository, type UserRow } from './users.repository.js';
 import { CreateUserBody, type CreateUserInput, type UpdateUserInput, type User } from './users.schemas.js';
 
@@ -46,11 +45,18 @@ function uniqueToConflict(err: unknown): never {
   throw err;
 }
 
-export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
-  const { db, changes } = deps;
+export interface UsersDeps {
+  db: Db;
+  changes: ChangeLog;
+  /** A restaurant's id and PIN salt (the tenants module's `tenantKeys`: that service is built on this one). */
+  tenants: { byId(id: string): Promise<{ id: string; pin_salt: string } | undefined> };
+}
+
+export function createUsersService(deps: UsersDeps) {
+  const { db, changes, tenants } = deps;
 
   async function pinHashFor(tenantId: string, pin: string): Promise<string> {
-    const tenant = await tenantsRepository.findById(db, tenantId);
+    const tenant = await tenants.byId(tenantId);
     if (!tenant) throw notFound('Restaurant');
     return hashPin(pin, tenant.pin_salt);
   }
@@ -94,12 +100,21 @@ export function createUsersService(deps: { db: Db; changes: ChangeLog }) {
     prepare,
     insertInTx,
 
+    /**
+     * What the auth module reads to log someone in (the rows carry the hashes: never sent to a
+     * client). The auth module goes through these, never through this module's repository.
+     */
+    credentials: {
+      byPinHash: (tenantId: string, pinHash: string) => usersRepository.findByPinHash(db, tenantId, pinHash),
+      byEmail: (tenantId: string, email: string) => usersRepository.findByEmail(db, tenantId, email),
+    },
+
     async list(tenantId: string): Promise<User[]> {
       return (await usersRepository.list(db, tenantId)).map(toUserDto);
     },
 
     async create(tenantId: string, input: CreateUserInput): Promise<User> {
-      const tenant = await tenantsRepository.findById(db, tenantId);
+      const tenant = await tenants.byId(tenantId);
       if (!tenant) throw notFound('Restaurant');
       const prepared = await prepare(tenantId, tenant.pin_salt, input);
       return changes.write(tenantId, (w) => insertInTx(w, prepared));
