@@ -29,6 +29,8 @@
  *   npx tsx bench/friday-night.bench.ts                 # 180 s after 15 s warm-up
  *   npx tsx bench/friday-night.bench.ts --soak 600      # the 10-minute soak (RSS growth target)
  *   BENCH_FRIDAY_FACTOR=10 BENCH_FRIDAY_SECONDS=180 BENCH_FRIDAY_WARMUP=15 BENCH_FRIDAY_TABLETS=50
+ *   BENCH_FRIDAY_CPU_PROF=/tmp/prof                    # a .cpuprofile of the appliance
+ *   BENCH_FRIDAY_SYNC=0                                # experiment: no sync after the bootstrap, no web orders
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -46,6 +48,8 @@ export interface FridayOptions {
   factor: number;
   tablets: number;
   baselineRps: number;
+  /** false (BENCH_FRIDAY_SYNC=0, an experiment): the appliance's sync stops after its bootstrap and no web orders are placed. */
+  sync: boolean;
 }
 
 export const defaultFridayOptions = (argv = process.argv.slice(2)): FridayOptions => {
@@ -57,6 +61,7 @@ export const defaultFridayOptions = (argv = process.argv.slice(2)): FridayOption
     factor: Math.max(0.1, Number(process.env.BENCH_FRIDAY_FACTOR ?? 10)),
     tablets: Math.max(1, Math.min(500, Number(process.env.BENCH_FRIDAY_TABLETS ?? 50))),
     baselineRps: Math.max(1, Number(process.env.BENCH_FRIDAY_BASELINE_RPS ?? 20)),
+    sync: process.env.BENCH_FRIDAY_SYNC !== '0',
   };
 };
 
@@ -163,7 +168,12 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
   try {
     const { server: cloud, info: cloudInfo } = await startCloud();
     servers.push(cloud);
-    const appliance = await startServer('appliance-synced', { env: { BENCH_CLOUD_URL: cloud.url, BENCH_SYNC_KEY: cloudInfo.syncKey, BENCH_TENANT_ID: cloudInfo.tenantId } });
+    // BENCH_FRIDAY_CPU_PROF=<dir>: a .cpuprofile of the appliance child, written when it stops.
+    const prof = process.env.BENCH_FRIDAY_CPU_PROF;
+    const appliance = await startServer('appliance-synced', {
+      env: { BENCH_CLOUD_URL: cloud.url, BENCH_SYNC_KEY: cloudInfo.syncKey, BENCH_TENANT_ID: cloudInfo.tenantId, BENCH_APPLIANCE_SYNC: o.sync ? '1' : '0' },
+      ...(prof ? { execArgv: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {}),
+    });
     servers.push(appliance);
     const hello = await startServer('hello');
     servers.push(hello);
@@ -320,7 +330,7 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
       poisson(perSecond(H.temperature), done, () => track(temperature())),
       poisson(perSecond(H.floorReads), done, () => track(floorRead())),
       poisson(perSecond(H.liveReads), done, () => track(liveRead())),
-      poisson(perSecond(H.webOrders), done, () => track(webOrder())),
+      poisson(o.sync ? perSecond(H.webOrders) : 0, done, () => track(webOrder())),
       poisson(o.baselineRps, done, () => track(baseline())),
     ];
     // Warm-up: the same load, not recorded.
@@ -430,7 +440,7 @@ export function fridayReport(r: FridayResult): string {
   const growth = r.rss.appliance.end / r.rss.appliance.start - 1;
   const fan = (name: string, s: Stats) => [name, s.n, f(s.p50), f(s.p99), f(s.max)];
   return [
-    `friday night: ${r.options.factor}x a busy evening, ${r.options.tablets} tablets, ${r.options.seconds} s measured after ${r.options.warmup} s warm-up; load average at start ${r.loadStart}, at end ${r.loadEnd}`,
+    `friday night${r.options.sync ? '' : ' (EXPERIMENT: sync stopped after the bootstrap, no web orders)'}: ${r.options.factor}x a busy evening, ${r.options.tablets} tablets, ${r.options.seconds} s measured after ${r.options.warmup} s warm-up; load average at start ${r.loadStart}, at end ${r.loadEnd}`,
     table(rows),
     table([['fan-out: order POST sent -> all tablets have order:created', 'n', 'p50 ms', 'p99 ms', 'max ms'], fan('staff order (appliance)', r.fanout.staff), fan('web order (cloud -> sync -> appliance)', r.fanout.web)]),
     `orders created: ${r.ordersCreated}; tablets missing an event: ${r.fanout.missing}; appliance CPU ${(r.applianceCpu * 100).toFixed(0)} % of one core, event-loop delay p50/p99/max ${f(r.applianceLoop.p50)} / ${f(r.applianceLoop.p99)} / ${f(r.applianceLoop.max)} ms`,

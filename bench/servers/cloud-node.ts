@@ -2,9 +2,13 @@
 // (BENCH_NODE_DATABASE_URL, with its search_path), optionally in a cluster (BENCH_NODE_REDIS_URL,
 // BENCH_NODE_REDIS_PREFIX: several nodes of one deployment share Redis for commit notices and
 // socket fan-out, docs/adr/0004-cloud-scale-out.md). The payment simulator is chosen explicitly.
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../../server/db/database.js';
 import { loadConfig } from '../../server/config.js';
 import { createRuntime } from '../../server/runtime.js';
 import { serveUntilStopped } from '../lib/child.js';
+import { recordServerTimes } from '../lib/server-times.js';
 
 const url = process.env.BENCH_NODE_DATABASE_URL;
 if (!url) throw new Error('bench: BENCH_NODE_DATABASE_URL is required');
@@ -21,8 +25,27 @@ const config = loadConfig({
   PAYMENT_PROVIDER: 'simulator',
   ...(redis ? { REDIS_URL: redis, REDIS_KEY_PREFIX: process.env.BENCH_NODE_REDIS_PREFIX ?? 'bench:' } : {}),
 });
-const rt = await createRuntime(config);
+// The shipped handle (server/db/connection.ts openDb: a pg.Pool of 10), built here so the bench can
+// see the pool: how many requests wait for a connection (BENCH_NODE_POOL changes its size: an experiment).
+const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_NODE_POOL ?? 10) });
+pool.on('error', () => {});
+const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+const rt = await createRuntime(config, {
+  handle: { db, dialect: 'postgres', connection: { databaseUrl: url }, ping: async () => true, close: () => db.destroy() },
+});
+let waiting = { samples: 0, sum: 0, max: 0 };
+setInterval(() => {
+  waiting.samples += 1;
+  waiting.sum += pool.waitingCount;
+  waiting.max = Math.max(waiting.max, pool.waitingCount);
+}, 100).unref();
+process.on('message', (m: { type?: string; action?: string }) => {
+  if (m?.type !== 'server-times') return;
+  if (m.action === 'reset') waiting = { samples: 0, sum: 0, max: 0 };
+  else process.send!({ type: 'pool', size: pool.options.max, waitingAvg: waiting.sum / Math.max(1, waiting.samples), waitingMax: waiting.max });
+});
 await rt.app.listen({ port: 0, host: '127.0.0.1' });
+recordServerTimes(rt.app.server);
 const addr = rt.app.server.address();
 if (!addr || typeof addr === 'string') throw new Error('no address');
 serveUntilStopped({ port: addr.port, info: { clustered: Boolean(redis) } }, async () => {
