@@ -109,7 +109,7 @@ export const publicRoutes: FastifyPluginAsyncZod<{ publicOrders: PublicOrdersSer
 
   app.get(
     '/public/tafel/:slug/:tafel',
-    { config: { access: 'public' }, schema: { tags, summary: "Pay-at-table: the table's open bill (by the table's name)", params: TableParams, response: { 200: PublicTableBill, ...errors(400, 404) } } },
+    { config: { access: 'public' }, schema: { tags, summary: "Pay-at-table: the table's open bill, by the table's unguessable public_code from its QR code (CONTRACT §11); a table's name, or a code that was renewed, is 404 (unless the restaurant set tafel_by_name)", params: TableParams, response: { 200: PublicTableBill, ...errors(400, 404) } } },
     async (request) => publicOrders.tableBill(request.params.slug, request.params.tafel),
   );
 

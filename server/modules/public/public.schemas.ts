@@ -7,7 +7,10 @@ import '../../shared/validation.js';
 
 export const SlugParams = z.object({ slug: z.string().min(1).max(60) });
 export const OrderStatusParams = z.object({ slug: z.string().min(1).max(60), id: z.uuid() });
-export const TableParams = z.object({ slug: z.string().min(1).max(60), tafel: z.string().trim().min(1).max(60) });
+export const TableParams = z.object({
+  slug: z.string().min(1).max(60),
+  tafel: z.string().trim().min(1).max(60).meta({ description: "The table's public_code (16 characters, in its QR code); its name only when the restaurant set tafel_by_name" }),
+});
 export const PaymentIdParams = z.object({ id: z.uuid() });
 
 export const PublicProduct = z
