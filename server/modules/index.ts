@@ -59,6 +59,8 @@ import { callbackSender } from './payments/payments.routes.js';
 import { MODULE_LIVE_EVENTS } from './live-events.js';
 import type { AuthPluginOptions } from '../plugins/auth.js';
 import type { GuardsOptions } from '../plugins/guards.js';
+import type { OpenApiPluginOptions } from '../plugins/openapi.js';
+import { webhooksDocument } from './webhooks/webhooks.openapi.js';
 import { apiKeyGuard } from './apikeys/apikeys.guard.js';
 import { unauthorized } from '../shared/errors.js';
 import type { LiveEvents } from '../plugins/realtime.js';
@@ -163,14 +165,15 @@ export function deviceOf(request: FastifyRequest): Device {
 /**
  * What the infrastructure gets from the areas, handed to the plugins as options by server/app.ts
  * (the plugins import no module): the session lookup and cookie lifetime (auth), the API-key and
- * SYNC_KEY checks behind `access: { apiKey }` and `access: 'syncKey'` (guards), every area's change
+ * SYNC_KEY checks behind `access: { apiKey }` and `access: 'syncKey'` (guards), the webhooks area's
+ * events for the OpenAPI document (openapi), every area's change
  * kind → socket event (realtime) and every area's cron jobs (scheduler).
  */
 export function infrastructureOptions(
   app: FastifyInstance,
   deps: CoreDeps,
   services: Services,
-): { session: AuthPluginOptions; guards: Pick<GuardsOptions, 'apiKey' | 'syncKey'>; events: LiveEvents; jobs: JobSpec[] } {
+): { session: AuthPluginOptions; guards: Pick<GuardsOptions, 'apiKey' | 'syncKey'>; openapi: OpenApiPluginOptions; events: LiveEvents; jobs: JobSpec[] } {
   return {
     session: { lookup: services.auth.authenticate, maxAgeMs: ABSOLUTE_MS },
     guards: {
@@ -179,6 +182,7 @@ export function infrastructureOptions(
         devices.set(request, await services.sync.cloud.authenticate(request.headers.authorization));
       },
     },
+    openapi: { webhooks: webhooksDocument() },
     events: MODULE_LIVE_EVENTS,
     jobs: moduleJobs(app, deps, services),
   };

@@ -14,9 +14,7 @@
 import type { RouteOptions } from 'fastify';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { WEBHOOK_EVENT_BODIES } from '../modules/webhooks/webhooks.events.js';
-import { ATTEMPT_TIMEOUT_MS, RETRY_DELAYS_MS, WEBHOOK_EVENTS } from '../modules/webhooks/webhooks.schemas.js';
-import { ERROR_EXAMPLES, OPERATION_EXAMPLES, WEBHOOK_EXAMPLES } from './openapi-examples.js';
+import { ERROR_EXAMPLES, OPERATION_EXAMPLES } from './openapi-examples.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -236,50 +234,11 @@ function stripSchemaIds(node: unknown): void {
 }
 
 /**
- * The six webhook events as OpenAPI 3.1 `webhooks`: what the service POSTs to a partner's URL, with
- * its headers and the body of each event (webhooks.events.ts, registered as components).
+ * The whole document, refined (see the top of this file), with the `webhooks` the composition root
+ * hands in (the webhooks area's events: this plugin knows no area). Pure: also used by tests on a
+ * generated document.
  */
-function webhooks(): Record<string, Json> {
-  const seconds = RETRY_DELAYS_MS.map((ms) => `${ms / 1000} s`);
-  const header = (name: string, description: string, schema: Json) => ({ in: 'header', name, required: true, description, schema });
-  return Object.fromEntries(
-    WEBHOOK_EVENTS.map((type) => {
-      const id = WEBHOOK_EVENT_BODIES[type].meta()?.id as string;
-      return [
-        type,
-        {
-          post: {
-            operationId: operationIdOf('post', `/webhook/${type.replace(/[._]/g, '-')}`),
-            tags: ['Webhooks'],
-            summary: `${type}: ${String(WEBHOOK_EVENT_BODIES[type].meta()?.description ?? '')}`,
-            description:
-              `Sent to every webhook subscribed to \`${type}\` (POST /api/v1/webhooks) as a JSON POST. Verify X-Service-Signature over the exact body bytes ` +
-              `before trusting it; X-Service-Delivery is the same on every attempt and a redelivery, so a receiver can drop repeats.`,
-            // What protects this call is the signature a receiver checks, not a credential it sends.
-            security: [],
-            parameters: [
-              header('X-Service-Signature', '`sha256=` + hex HMAC-SHA256 of the exact body bytes, keyed with the webhook secret (`whsec_…`, UTF-8).', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }),
-              header('X-Service-Delivery', 'The delivery id: the same on every attempt and on a redelivery.', { type: 'string', format: 'uuid' }),
-              header('X-Service-Event', 'The event type, as in the body.', { type: 'string', const: type }),
-              header('X-Service-Attempt', `The attempt: 1 to ${RETRY_DELAYS_MS.length + 1}.`, { type: 'string', pattern: '^[1-9]$' }),
-            ],
-            requestBody: {
-              required: true,
-              content: { 'application/json': { schema: { $ref: `#/components/schemas/${id}` }, ...(WEBHOOK_EXAMPLES[type] ? { example: WEBHOOK_EXAMPLES[type] } : {}) } },
-            },
-            responses: {
-              '2XX': { description: `Received: any 2xx answer within ${ATTEMPT_TIMEOUT_MS / 1000} s counts as delivered (the body is ignored).` },
-              default: { description: `Any other answer, or none within ${ATTEMPT_TIMEOUT_MS / 1000} s: sent again after ${seconds.join(', ')}, then marked failed (an admin can redeliver it).` },
-            },
-          },
-        },
-      ];
-    }),
-  );
-}
-
-/** The whole document, refined (see the top of this file). Pure: also used by tests on a generated document. */
-export function refineDocument(doc: Json): Json {
+export function refineDocument(doc: Json, webhooks: Record<string, Json> = {}): Json {
   const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown>>;
   const components = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
   stripSchemaIds(doc);
@@ -290,7 +249,7 @@ export function refineDocument(doc: Json): Json {
     }
   }
   mergeIdenticalPaths(paths);
-  const refined: Json = { ...doc, jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema', webhooks: webhooks() };
+  const refined: Json = { ...doc, jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema', webhooks };
   pruneComponents(refined);
   return refined;
 }
@@ -304,4 +263,8 @@ export const transform: SwaggerTransform = (input) => {
   return out;
 };
 
-export const transformObject: SwaggerTransformObject = (input) => refineDocument(jsonSchemaTransformObject(input) as Json);
+export const transformObjectWith =
+  (webhooks: Record<string, Json> = {}): SwaggerTransformObject =>
+  (input) =>
+    refineDocument(jsonSchemaTransformObject(input) as Json, webhooks);
+export const transformObject = transformObjectWith();

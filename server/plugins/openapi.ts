@@ -4,13 +4,18 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { VERSION } from '../version.js';
 import { swaggerCsp } from './security.js';
-import { transform, transformObject } from './openapi-document.js';
+import { transform, transformObjectWith } from './openapi-document.js';
+
+export interface OpenApiPluginOptions {
+  /** The document's OpenAPI 3.1 `webhooks` (what the service sends to partners), from the composition root. */
+  webhooks?: Record<string, Record<string, unknown>>;
+}
 
 /**
  * OpenAPI 3.1 generated from the same zod schemas that validate the routes (refined in
  * openapi-document.ts), served at /api/v1/openapi.json, with a browsable page at /api/v1/docs.
  */
-async function openapiPlugin(app: FastifyInstance): Promise<void> {
+async function openapiPlugin(app: FastifyInstance, opts: OpenApiPluginOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -32,7 +37,7 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
     },
     // The zod schemas as JSON Schema 2020-12, refined into a document a partner can generate a client from.
     transform,
-    transformObject,
+    transformObject: transformObjectWith(opts.webhooks),
   });
   // Swagger UI sets its own hash-based policy on its pages; framing and plain HTTP as everywhere (security.ts).
   await app.register(swaggerUi, { routePrefix: '/api/v1/docs', staticCSP: true, transformStaticCSP: swaggerCsp });
