@@ -85,6 +85,10 @@ const createOrder = conn.transaction((body: Body, userId: string) => {
       unit_price_cents: p.price_cents,
       total_cents: p.price_cents * it.quantity,
       notes: null,
+      modifiers: '[]',
+      allergens: '[]',
+      seat: null,
+      course: 1,
     };
   });
   const n = q.counter.get(tenantId, 'K', day)!.last;

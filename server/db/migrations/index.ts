@@ -18,6 +18,7 @@ import * as m0016 from './0016_stock_snapshot_order.js';
 import * as m0017 from './0017_upload_blobs.js';
 import * as m0018 from './0018_menu_depth.js';
 import * as m0019 from './0019_table_public_code.js';
+import * as m0020 from './0020_order_item_options.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '0017_upload_blobs': m0017,
   '0018_menu_depth': m0018,
   '0019_table_public_code': m0019,
+  '0020_order_item_options': m0020,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

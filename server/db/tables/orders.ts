@@ -38,6 +38,14 @@ export interface OrderItemsTable {
   unit_price_cents: number;
   total_cents: number;
   notes: string | null;
+  /** (0020) JSON `[{option_id, group_id, group_name, name, price_delta_cents, quantity}]`, as sold. */
+  modifiers: string;
+  /** (0020) JSON list of allergen codes of the dish and its options, as sold. */
+  allergens: string;
+  /** (0020) 1..50 or null. */
+  seat: number | null;
+  /** (0020) 1..5; 1 goes to the kitchen with the order, later ones wait until fired. */
+  course: number;
 }
 
 export interface OrderStatusHistoryTable {

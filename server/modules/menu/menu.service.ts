@@ -258,6 +258,11 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
     /** Allergens of dishes as they are shown (own ∪ recipe's ingredients'), for order items. */
     dishAllergens: (exec: Executor, tenantId: string, rows: ProductRow[]) => dishAllergens(exec, tenantId, rows),
 
+    /** Each live category's default course (null: 1), for new order lines. */
+    async categoryCourses(exec: Executor, tenantId: string): Promise<Map<string, number | null>> {
+      return new Map((await menuRepository.listCategories(exec, tenantId, true)).map((c) => [c.id, c.archived_at ? null : c.course]));
+    },
+
     /** Live modifier groups by id, as the menus show them (for pricing and checking an order's options). */
     liveGroups: (exec: Executor, tenantId: string, ids: string[]) => liveGroups(exec, tenantId, ids),
 

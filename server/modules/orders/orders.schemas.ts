@@ -12,17 +12,35 @@ export type OrderStatus = z.infer<typeof OrderStatus>;
 export const OrderSource = z.enum(ORDER_SOURCES);
 export type OrderSource = z.infer<typeof OrderSource>;
 
+/** A chosen option as the item keeps it (names and prices as sold). */
+export const OrderItemModifier = z
+  .object({
+    option_id: z.string(),
+    group_id: z.string(),
+    group_name: z.string(),
+    name: z.string(),
+    price_delta_cents: z.number().int(),
+    quantity: z.number().int(),
+  })
+  .meta({ id: 'OrderItemModifier' });
+export type OrderItemModifier = z.infer<typeof OrderItemModifier>;
+
 export const OrderItem = z
   .object({
     id: z.string(),
     product_id: z.string(),
     name: z.string(),
     quantity: z.number().int(),
-    unit_price_cents: z.number().int(),
+    unit_price_cents: z.number().int().meta({ description: 'the product’s price + Σ price_delta_cents × quantity of its modifiers, as sold' }),
     total_cents: z.number().int(),
     notes: z.string().nullable(),
+    modifiers: z.array(OrderItemModifier),
+    seat: z.number().int().nullable(),
+    course: z.number().int(),
+    allergens: z.array(z.string()).meta({ description: 'the dish’s (own ∪ recipe’s) and its options’, as sold' }),
   })
   .meta({ id: 'OrderItem' });
+export type OrderItem = z.infer<typeof OrderItem>;
 
 export const Order = z
   .object({
@@ -44,27 +62,42 @@ export type Order = z.infer<typeof Order>;
 
 export const IdempotencyKey = z.string().trim().min(1).max(100);
 
+/** An option chosen for a line (CONTRACT §17). */
+export const ModifierChoice = z.object({ option_id: z.uuid(), quantity: z.number().int().min(1).max(10).default(1) }).strict();
+/** A line of a new order, the same on every path that creates orders (staff, guests). */
+export const NewOrderItem = z
+  .object({
+    product_id: z.uuid(),
+    quantity: z.number().int().min(1).max(999),
+    notes: z.string().trim().max(200).optional(),
+    modifiers: z.array(ModifierChoice).max(30).optional().meta({ description: 'options of the product’s modifier groups; each group’s min_select..max_select, quantities counted' }),
+    seat: z.number().int().min(1).max(50).optional(),
+    course: z.number().int().min(1).max(5).optional().meta({ description: 'default: the product’s course, else its category’s, else 1' }),
+  })
+  .strict();
+export type NewOrderItem = z.infer<typeof NewOrderItem>;
+
 export const CreateOrderBody = z
   .object({
-    items: z
-      .array(
-        z
-          .object({
-            product_id: z.uuid(),
-            quantity: z.number().int().min(1).max(999),
-            notes: z.string().trim().max(200).optional(),
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(100),
+    items: z.array(NewOrderItem).min(1).max(100),
     table_id: z.uuid().optional(),
     notes: z.string().trim().max(500).optional(),
     customer: z.object({ name: z.string().trim().min(1).max(120).optional(), phone: z.string().trim().min(6).max(30).optional() }).strict().optional(),
     idempotency_key: IdempotencyKey.optional(),
   })
-  .strict();
-export type CreateOrderInput = z.infer<typeof CreateOrderBody>;
+  .strict()
+  .meta({
+    examples: [
+      {
+        table_id: '0190a8e2-7c1b-7000-8000-0000000000f1',
+        items: [
+          { product_id: '0190a8e2-7c1b-7000-8000-000000000011', quantity: 1, seat: 1, course: 2, modifiers: [{ option_id: '0190a8e2-7c1b-7000-8000-0000000000b2' }, { option_id: '0190a8e2-7c1b-7000-8000-0000000000b5' }], notes: 'medium-rare' },
+          { product_id: '0190a8e2-7c1b-7000-8000-000000000012', quantity: 1, seat: 2, modifiers: [{ option_id: '0190a8e2-7c1b-7000-8000-0000000000c1', quantity: 2 }] },
+        ],
+      },
+    ],
+  });
+export type CreateOrderInput = z.input<typeof CreateOrderBody>;
 
 export const IdempotencyHeaders = z.looseObject({ 'idempotency-key': IdempotencyKey.optional() });
 

@@ -9,7 +9,15 @@ import type { MenuService } from '../menu/menu.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { ordersRepository, type HistoryRow, type OrderItemRow, type OrderRow, type OrderFilter } from './orders.repository.js';
 import { formatNumber, transition } from './orders.rules.js';
-import { type CreateOrderInput, type Order, type OrderSource, type OrderStatus } from './orders.schemas.js';
+import { type CreateOrderInput, type Order, type OrderItemModifier, type OrderSource, type OrderStatus } from './orders.schemas.js';
+import { groupIdsOf, sortAllergens } from '../menu/menu.service.js';
+import type { FieldError } from '../../shared/errors.js';
+
+const parseList = <T>(text: string | null | undefined): T[] => {
+  if (!text) return [];
+  const v = JSON.parse(text) as unknown;
+  return Array.isArray(v) ? (v as T[]) : [];
+};
 
 export interface Actor {
   tenantId: string;
@@ -35,6 +43,10 @@ export function toOrderDto(row: OrderRow, items: OrderItemRow[]): Order {
       unit_price_cents: i.unit_price_cents,
       total_cents: i.total_cents,
       notes: i.notes,
+      modifiers: parseList<OrderItemModifier>(i.modifiers),
+      seat: i.seat ?? null,
+      course: i.course ?? 1,
+      allergens: parseList<string>(i.allergens),
     })),
     total_cents: row.total_cents,
     payment_status: row.payment_status,
@@ -47,7 +59,15 @@ export function toOrderDto(row: OrderRow, items: OrderItemRow[]): Order {
 function requestHash(input: CreateOrderInput, source: OrderSource): string {
   const canonical = {
     source,
-    items: input.items.map((i) => [i.product_id, i.quantity, i.notes ?? null]),
+    items: input.items.map((i) => [
+      i.product_id,
+      i.quantity,
+      i.notes ?? null,
+      // Options compared as a set with quantities (their order on the pad does not matter), then seat and course.
+      (i.modifiers ?? []).map((m) => [m.option_id, m.quantity ?? 1] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1])),
+      i.seat ?? null,
+      i.course ?? null,
+    ]),
     table_id: input.table_id ?? null,
     notes: input.notes ?? null,
     customer: [input.customer?.name ?? null, input.customer?.phone ?? null],
@@ -189,30 +209,68 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         const order = await changes.write(actor.tenantId, async (w) => {
           const products = await menu.productsForOrder(w.trx, actor.tenantId, [...new Set(input.items.map((i) => i.product_id))]);
           const byId = new Map(products.map((p) => [p.id, p]));
-          const details = input.items.flatMap((item, idx) => {
+          const details: FieldError[] = input.items.flatMap((item, idx) => {
             const p = byId.get(item.product_id);
             if (!p || p.archived_at) return [{ field: `items.${idx}.product_id`, error: `'items.${idx}.product_id' is geen product van deze menukaart.` }];
             if (p.available !== 1) return [{ field: `items.${idx}.product_id`, error: `'${p.name}' is op dit moment niet beschikbaar.` }];
             return [];
           });
           if (details.length) throw new AppError('VALIDATION', `Ongeldige invoer: ${details[0]!.error.replace(/\.$/, '')}.`, { details });
+          const live = [...byId.values()];
+          const [groups, dishAllergens, categoryCourses] = await Promise.all([
+            menu.liveGroups(w.trx, actor.tenantId, live.flatMap((p) => groupIdsOf(p))),
+            menu.dishAllergens(w.trx, actor.tenantId, live),
+            menu.categoryCourses(w.trx, actor.tenantId),
+          ]);
+          // Options: each must belong to one of the product's live groups and be available; per group min..max (quantities counted).
+          const chosen = input.items.map((item, idx) => {
+            const p = byId.get(item.product_id)!;
+            const field = `items.${idx}.modifiers`;
+            const own = groupIdsOf(p).flatMap((g) => (groups.has(g) ? [groups.get(g)!] : []));
+            const optionOf = new Map(own.flatMap((g) => g.options.map((o) => [o.id, { g, o }] as const)));
+            const mods: Array<OrderItemModifier & { allergens: string[] }> = [];
+            const seen = new Set<string>();
+            for (const m of item.modifiers ?? []) {
+              const found = optionOf.get(m.option_id);
+              if (!found) return { error: { field, error: `'${field}' bevat een optie die niet bij '${p.name}' hoort.` } };
+              if (!found.o.available) return { error: { field, error: `'${field}': '${found.o.name}' is op dit moment niet beschikbaar.` } };
+              if (seen.has(m.option_id)) return { error: { field, error: `'${field}' bevat '${found.o.name}' twee keer; geef een aantal (quantity) op.` } };
+              seen.add(m.option_id);
+              mods.push({ option_id: found.o.id, group_id: found.g.id, group_name: found.g.name, name: found.o.name, price_delta_cents: found.o.price_delta_cents, quantity: m.quantity ?? 1, allergens: found.o.allergens });
+            }
+            for (const g of own) {
+              const n = mods.filter((m) => m.group_id === g.id).reduce((sum, m) => sum + m.quantity, 0);
+              if (n < g.min_select) return { error: { field, error: `'${field}': kies ${g.min_select === g.max_select ? '' : 'minstens '}${g.min_select} bij '${g.name}' voor '${p.name}'.` } };
+              if (n > g.max_select) return { error: { field, error: `'${field}': kies hoogstens ${g.max_select} bij '${g.name}' voor '${p.name}'.` } };
+            }
+            if (p.price_cents + mods.reduce((sum, m) => sum + m.price_delta_cents * m.quantity, 0) < 0) return { error: { field, error: `'${field}': met deze opties komt de prijs van '${p.name}' onder nul.` } };
+            return { mods };
+          });
+          const modErrors = chosen.flatMap((c) => (c.error ? [c.error] : []));
+          if (modErrors.length) throw new AppError('VALIDATION', `Ongeldige invoer: ${modErrors[0]!.error.replace(/\.$/, '')}.`, { details: modErrors });
 
           const id = newId();
           const day = businessDay(w.nowDate, timezone);
           const number = formatNumber(prefix, await ordersRepository.nextNumber(w.trx, actor.tenantId, prefix, day));
           const items: OrderItemRow[] = input.items.map((item, position) => {
-            const unit = byId.get(item.product_id)!.price_cents;
+            const p = byId.get(item.product_id)!;
+            const mods = chosen[position]!.mods!;
+            const unit = p.price_cents + mods.reduce((sum, m) => sum + m.price_delta_cents * m.quantity, 0);
             return {
               id: newId(),
               tenant_id: actor.tenantId,
               order_id: id,
               position,
               product_id: item.product_id,
-              name: byId.get(item.product_id)!.name,
+              name: p.name,
               quantity: item.quantity,
               unit_price_cents: unit,
               total_cents: unit * item.quantity,
               notes: item.notes ?? null,
+              modifiers: JSON.stringify(mods.map(({ allergens: _a, ...m }) => m)),
+              allergens: JSON.stringify(sortAllergens([...(dishAllergens.get(p.id) ?? []), ...mods.flatMap((m) => m.allergens)])),
+              seat: item.seat ?? null,
+              course: item.course ?? p.course ?? (p.category_id ? categoryCourses.get(p.category_id) : null) ?? 1,
             };
           });
           const row: OrderRow = {

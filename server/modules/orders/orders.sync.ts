@@ -4,7 +4,7 @@ import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../.
 import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
 import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
-import { CreateProductBody } from '../menu/menu.schemas.js';
+import { Allergen, CreateProductBody } from '../menu/menu.schemas.js';
 import { toOrderDto } from './orders.service.js';
 import { isFinal, STATUS_RANK, transition } from './orders.rules.js';
 import { CreateOrderBody, IdempotencyKey, ORDER_SOURCES, OrderSource, OrderStatus, type Order } from './orders.schemas.js';
@@ -40,9 +40,26 @@ const PushedItem = z
     product_id: NewItem.product_id,
     name: CreateProductBody.shape.name,
     quantity: NewItem.quantity,
-    unit_price_cents: CreateProductBody.shape.price_cents,
+    unit_price_cents: z.number().int().min(0).max(100_000_000),
     total_cents: z.number().int().min(0),
     notes: NewItem.notes.unwrap().nullable(),
+    // Menu depth (0020): what was chosen, as sold; older appliances send none of these.
+    modifiers: z
+      .array(
+        z.object({
+          option_id: z.uuid(),
+          group_id: z.uuid(),
+          group_name: z.string().trim().min(1).max(80),
+          name: z.string().trim().min(1).max(80),
+          price_delta_cents: z.number().int().min(-100_000).max(100_000),
+          quantity: z.number().int().min(1).max(10),
+        }),
+      )
+      .max(30)
+      .default([]),
+    seat: NewItem.seat.unwrap().nullable().default(null),
+    course: NewItem.course.unwrap().default(1),
+    allergens: z.array(Allergen).max(14).default([]),
   })
   .refine((i) => i.total_cents === i.unit_price_cents * i.quantity, { message: 'moet gelijk zijn aan de prijs maal het aantal.', path: ['total_cents'] });
 const Customer = CreateOrderBody.shape.customer.unwrap().shape;
@@ -189,6 +206,10 @@ async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, 
       'order_items.unit_price_cents as i_unit_price_cents',
       'order_items.total_cents as i_total_cents',
       'order_items.notes as i_notes',
+      'order_items.modifiers as i_modifiers',
+      'order_items.allergens as i_allergens',
+      'order_items.seat as i_seat',
+      'order_items.course as i_course',
     ])
     .where('orders.id', orderIds.length === 1 ? '=' : 'in', orderIds.length === 1 ? orderIds[0]! : orderIds)
     .orderBy('orders.id')
@@ -196,7 +217,7 @@ async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, 
     .execute();
   const out = new Map<string, Loaded>();
   for (const r of rows) {
-    const { i_id, i_position, i_product_id, i_name, i_quantity, i_unit_price_cents, i_total_cents, i_notes, ...row } = r;
+    const { i_id, i_position, i_product_id, i_name, i_quantity, i_unit_price_cents, i_total_cents, i_notes, i_modifiers, i_allergens, i_seat, i_course, ...row } = r;
     let loaded = out.get(row.id);
     if (!loaded) out.set(row.id, (loaded = { row, items: [] }));
     if (i_id === null) continue;
@@ -211,6 +232,10 @@ async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, 
       unit_price_cents: i_unit_price_cents!,
       total_cents: i_total_cents!,
       notes: i_notes ?? null,
+      modifiers: i_modifiers ?? '[]',
+      allergens: i_allergens ?? '[]',
+      seat: i_seat ?? null,
+      course: i_course ?? 1,
     });
   }
   return out;
@@ -529,6 +554,10 @@ async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx:
     unit_price_cents: i.unit_price_cents,
     total_cents: i.total_cents,
     notes: i.notes ?? null,
+    modifiers: JSON.stringify(Array.isArray(i.modifiers) ? i.modifiers : []),
+    allergens: JSON.stringify(Array.isArray(i.allergens) ? i.allergens : []),
+    seat: typeof i.seat === 'number' ? i.seat : null,
+    course: typeof i.course === 'number' ? i.course : 1,
   }));
   await store.insert(row, items);
   await addHistory(trx, change, p.history, ctx);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Cents } from '../../shared/schemas.js';
-import { IdempotencyKey, Order, OrderStatus } from '../orders/orders.schemas.js';
+import { IdempotencyKey, NewOrderItem, Order, OrderStatus } from '../orders/orders.schemas.js';
 import { Allergen, Dietary, MenuModifierGroup } from '../menu/menu.schemas.js';
 import { PaymentStatus } from '../payments/payments.schemas.js';
 import '../../shared/validation.js';
@@ -67,10 +67,7 @@ export const ORDER_TYPES = ['pickup', 'delivery', 'table'] as const;
 
 export const PublicOrderBody = z
   .object({
-    items: z
-      .array(z.object({ product_id: z.uuid(), quantity: z.number().int().min(1).max(999), notes: z.string().trim().max(200).optional() }).strict())
-      .min(1)
-      .max(100),
+    items: z.array(NewOrderItem).min(1).max(100).meta({ description: 'as on POST /orders: product_id, quantity, notes?, modifiers? [{option_id, quantity?}], seat?, course?' }),
     customer: z
       .object({
         name: z.string().trim().min(1).max(120),
@@ -109,7 +106,7 @@ export const PublicOrderView = z
     status: OrderStatus,
     payment_status: z.enum(['open', 'paid']),
     type: z.enum(ORDER_TYPES).nullable(),
-    items: z.array(z.object({ name: z.string(), quantity: z.number().int(), total_cents: z.number().int() })),
+    items: z.array(z.object({ name: z.string(), quantity: z.number().int(), total_cents: z.number().int(), options: z.array(z.string()).meta({ description: 'chosen options as sold, e.g. "2× Extra kaas"' }) })),
     total_cents: z.number().int(),
     seen_by_restaurant: z.boolean(),
     payment: z.object({ id: z.string(), status: PaymentStatus, checkout_url: z.string().nullable() }).nullable(),
@@ -138,7 +135,7 @@ export const PublicTableBill = z
     orders: z.array(
       z.object({
         number: z.string(),
-        items: z.array(z.object({ name: z.string(), quantity: z.number().int(), total_cents: z.number().int() })),
+        items: z.array(z.object({ name: z.string(), quantity: z.number().int(), total_cents: z.number().int(), options: z.array(z.string()).meta({ description: 'chosen options as sold, e.g. "2× Extra kaas"' }) })),
         total_cents: z.number().int(),
         payment_status: z.enum(['open', 'paid']),
       }),

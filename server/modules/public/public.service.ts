@@ -31,6 +31,9 @@ function kitchenNotes(input: PublicOrderInput): string {
   return input.notes ? `[${head}] ${input.notes}` : `[${head}]`;
 }
 
+/** A line's options for a guest: "Pepersaus", "2× Extra kaas". */
+const optionLabels = (i: { modifiers: Array<{ name: string; quantity: number }> }) => i.modifiers.map((m) => (m.quantity > 1 ? `${m.quantity}× ${m.name}` : m.name));
+
 export function createPublicOrdersService(deps: {
   db: Db;
   changes: ChangeLog;
@@ -214,7 +217,7 @@ export function createPublicOrdersService(deps: {
         status: order.status,
         payment_status: order.payment_status,
         type: meta.type,
-        items: order.items.map((i) => ({ name: i.name, quantity: i.quantity, total_cents: i.total_cents })),
+        items: order.items.map((i) => ({ name: i.name, quantity: i.quantity, total_cents: i.total_cents, options: optionLabels(i) })),
         total_cents: order.total_cents,
         seen_by_restaurant: await seenBy(t.id, order.created_at),
         payment: pay ? { id: pay.id, status: pay.status, checkout_url: pay.status === 'open' ? pay.checkout_url : null } : null,
@@ -284,7 +287,7 @@ export function createPublicOrdersService(deps: {
         table: { name: bill.table.name },
         orders: bill.orders.map((o) => ({
           number: o.number,
-          items: o.items.map((i) => ({ name: i.name, quantity: i.quantity, total_cents: i.total_cents })),
+          items: o.items.map((i) => ({ name: i.name, quantity: i.quantity, total_cents: i.total_cents, options: optionLabels(i) })),
           total_cents: o.total_cents,
           payment_status: o.payment_status,
         })),

@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError, conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { addDays, dayStart, isDate } from '../../shared/zoned-time.js';
-import type { MenuService } from '../menu/menu.service.js';
+import { optionsOf, type MenuService } from '../menu/menu.service.js';
 import type { Product } from '../menu/menu.schemas.js';
 import type { Order } from '../orders/orders.schemas.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
@@ -391,10 +391,22 @@ export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Cl
      */
     async consumeForOrder(w: Writer, tenantId: string, order: Pick<Order, 'id' | 'number' | 'items'>, userId: string | null = null): Promise<Movement[]> {
       const recipes = await repo.findRecipes(w.trx, tenantId, [...new Set(order.items.map((i) => i.product_id))]);
-      if (recipes.length === 0) return [];
+      // Options with an ingredient (CONTRACT §17) book it like a recipe line: per chosen option, times the item's quantity.
+      const groupIds = [...new Set(order.items.flatMap((i) => (i.modifiers ?? []).map((m) => m.group_id)))];
+      const optionIngredient = new Map(
+        (await menu.groupRows(w.trx, tenantId, groupIds)).flatMap((g) => optionsOf(g).flatMap((o) => (o.ingredient_product_id && o.ingredient_quantity_milli ? [[o.id, { product_id: o.ingredient_product_id, quantity_milli: o.ingredient_quantity_milli }] as const] : []))),
+      );
+      if (recipes.length === 0 && optionIngredient.size === 0) return [];
       const byProduct = new Map(recipes.map((r) => [r.id, linesOf(r)]));
       const need = new Map<string, number>();
-      for (const item of order.items) for (const l of byProduct.get(item.product_id) ?? []) need.set(l.product_id, (need.get(l.product_id) ?? 0) + l.quantity_milli * item.quantity);
+      const add = (ingredient: string, milli: number) => need.set(ingredient, (need.get(ingredient) ?? 0) + milli);
+      for (const item of order.items) {
+        for (const l of byProduct.get(item.product_id) ?? []) add(l.product_id, l.quantity_milli * item.quantity);
+        for (const m of item.modifiers ?? []) {
+          const l = optionIngredient.get(m.option_id);
+          if (l) add(l.product_id, l.quantity_milli * m.quantity * item.quantity);
+        }
+      }
       if (need.size === 0) return [];
       const location = await defaultLocationFor(w, tenantId);
       const drafts: Draft[] = [...need].map(([ingredient, milli]) => ({
