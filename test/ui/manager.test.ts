@@ -127,6 +127,26 @@ describeBrowser('the manager runs the restaurant from the app (issue 26)', () =>
     await shot(guest, 'manager-4-guest-menu-390');
   }, 60_000);
 
+  it("an admin gives a table a new pay-at-table code; the old QR link opens no bill any more (issue 28 point 4)", async () => {
+    const page = await r.admin();
+    await screenReady(page, '/beheer/tafels', r.base, r.slug);
+    await page.click('[aria-label="Tafel 1 wijzigen"]');
+    await page.waitForSelector('#table-edit-dialog #table-code code');
+    const old = (await page.textContent('#table-code code'))!;
+    expect(old).toMatch(/^[a-km-np-z2-9]{16}$/);
+    const bill = (code: string) => page.evaluate(async (u) => (await fetch(u)).status, `${r.base}/api/v1/public/tafel/${r.slug}/${code}`);
+    expect(await bill(old)).toBe(200);
+    await page.click('#renew-code');
+    await page.waitForSelector('#confirm-dialog');
+    await page.click('#confirm-yes');
+    await expect.poll(() => page.textContent('#table-code code')).not.toBe(old);
+    const fresh = (await page.textContent('#table-code code'))!;
+    expect(fresh).toMatch(/^[a-km-np-z2-9]{16}$/);
+    expect(await bill(old)).toBe(404);
+    expect(await bill(fresh)).toBe(200);
+    await shot(page, 'manager-tables-new-code-1024');
+  }, 60_000);
+
   it('a validation error stands beside its field with the Dutch label, never the API field name', async () => {
     const page = await r.admin();
     await screenReady(page, '/beheer/menu', r.base, r.slug);

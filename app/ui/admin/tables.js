@@ -12,6 +12,9 @@ const LABELS = { name: 'Naam', seats: 'Plaatsen', zone_id: 'Zone', shape: 'Vorm'
 function TableDialog({ table, zones, onClose, onSaved }) {
   const editing = !!table?.id;
   const t = table ?? {};
+  // The pay-at-table code (CONTRACT §11): a new one when a card went missing; the old one then opens nothing.
+  const [code, setCode] = useState(t.public_code ?? null);
+  const [renew, , renewError] = useAction();
   const form = useForm({ name: t.name ?? '', seats: String(t.seats ?? 4), zone_id: t.zone_id ?? zones[0]?.id ?? '', shape: t.shape ?? 'square', reservable: t.reservable ?? true });
   return html`<${Dialog} title=${editing ? `Tafel ${t.name} wijzigen` : 'Nieuwe tafel'} onClose=${onClose} id="table-edit-dialog">
     <form novalidate id="table-edit" onSubmit=${form.submit(async (v) => {
@@ -29,6 +32,16 @@ function TableDialog({ table, zones, onClose, onSaved }) {
         <${Field} form=${form} name="shape" label=${LABELS.shape} as="select" options=${SHAPES} />
       </div>
       <${Field} form=${form} name="reservable" label="Gasten mogen deze tafel reserveren" type="checkbox" />
+      ${editing && code ? html`<p class="muted" id="table-code">Betaalcode in de QR-code: <code>${code}</code> <button type="button" id="renew-code" onClick=${async () => {
+        const ok = await confirmDialog({ title: `Nieuwe betaalcode voor tafel ${t.name}?`, message: 'De oude QR-code van deze tafel opent daarna de rekening niet meer: druk de QR-code van deze tafel opnieuw af.', confirmLabel: 'Nieuwe code', danger: false });
+        if (!ok) return;
+        await renew(async () => {
+          const next = await post(`/floorplan/tables/${t.id}/new-code`, {});
+          setCode(next.public_code);
+          toast(`Tafel ${t.name} heeft een nieuwe betaalcode: druk de QR-code opnieuw af.`);
+          onSaved();
+        });
+      }}>Nieuwe code</button></p><${ErrorText} text=${renewError} />` : null}
       <${FormFoot} form=${form} label=${editing ? 'Opslaan' : 'Tafel toevoegen'} />
     </form>
   </${Dialog}>`;
