@@ -102,6 +102,17 @@ describeBrowser('accessibility of every screen (axe-core, issue 26)', () => {
       await page.keyboard.press('Escape');
       await page.waitForSelector(dialog, { state: 'detached' });
     }
+    // Issue 23: the order pad's choices for a dish with a forced sauce, and a line's seat, course and note.
+    await page.goto(`${r.base}/app/?slug=${r.slug}#/bestellen`);
+    await page.waitForSelector('#order-panel #products .product');
+    await page.click('#category-tabs button:has-text("Hoofdgerechten")');
+    await page.click('.product:has-text("Biefstuk")');
+    await page.waitForSelector('#choices');
+    await check(page, 'order pad choices');
+    await page.click('#choices [data-option="Pepersaus"]');
+    await page.click('#choices-add');
+    await page.click('#draft-lines li:has-text("Biefstuk") button.link');
+    await check(page, 'order pad line with seat, course and note');
     expect(found).toEqual({});
   }, 120_000);
 

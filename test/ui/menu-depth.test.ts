@@ -172,4 +172,55 @@ describeBrowser('menu depth: choices, allergens and courses on the screens (issu
     expect(body.items).toEqual([{ product_id: r.ids.steak, quantity: 1, modifiers: [{ option_id: pepper }, { option_id: onion }] }]);
     await shot(page, 'menu-depth-guest-submitted-390');
   }, 120_000);
+
+  it('a waiter takes a steak with a forced sauce for seat 1 and a soup for seat 2; the total counts the options', async () => {
+    const sauce = await r.api('POST', '/modifier-groups', { name: 'Saus (kies 1)', min_select: 1, max_select: 1, options: [{ name: 'Stroganoffsaus' }, { name: 'Pepersaus', price_delta_cents: 150 }, { name: 'Bearnaise', available: false }] });
+    const doneness = await r.api('POST', '/modifier-groups', { name: 'Bakwijze', min_select: 0, max_select: 1, options: [{ name: 'Rood' }, { name: 'Medium' }, { name: 'Doorbakken' }] });
+    await r.api('PATCH', `/products/${r.ids.steak}`, { modifier_group_ids: [doneness.id, sauce.id], course: 2 });
+    const pepper = sauce.options.find((o: { name: string }) => o.name === 'Pepersaus').id;
+    const medium = doneness.options.find((o: { name: string }) => o.name === 'Medium').id;
+
+    const page = await r.staff(1280, 800);
+    await page.goto(`${r.base}/app/?slug=${r.slug}#/bestellen?tafel=${r.ids.t1}`);
+    await page.waitForSelector('#order-panel #products .product');
+    await page.click('#category-tabs button:has-text("Hoofdgerechten")');
+    await page.click('#seat-bar [data-seat="1"]');
+    await page.click('.product:has-text("Biefstuk")');
+    const choices = page.locator('#choices');
+    await choices.waitFor();
+    // The forced sauce is asked first, an option that is off cannot be chosen, "add" waits for the sauce.
+    expect(await choices.locator('fieldset').evaluateAll((f) => f.map((x) => x.getAttribute('data-group')))).toEqual(['Saus (kies 1)', 'Bakwijze']);
+    expect(await choices.locator('[data-option="Bearnaise"]').isDisabled()).toBe(true);
+    expect(await page.isDisabled('#choices-add')).toBe(true);
+    expect(await text(page, '#choices-missing')).toBe('Kies nog: Saus (kies 1)');
+    await choices.locator('[data-option="Stroganoffsaus"]').click();
+    await choices.locator('[data-option="Pepersaus"]').click(); // one of one: the second tap replaces the first
+    expect(await choices.locator('[data-option="Stroganoffsaus"]').getAttribute('aria-pressed')).toBe('false');
+    await choices.locator('[data-option="Medium"]').click();
+    expect(await text(page, '#choices-add')).toBe('Toevoegen · € 24,00');
+    await shot(page, 'menu-depth-order-pad-choices');
+    await page.click('#choices-add');
+    await choices.waitFor({ state: 'detached' });
+    const steakLine = page.locator('#draft-lines li:has-text("Biefstuk")');
+    expect(await steakLine.textContent()).toContain('Pepersaus, Medium');
+    expect((await steakLine.textContent())?.replace(/\u00a0/g, ' ')).toContain('€ 24,00 · stoel 1 · gang 2');
+    // Soup for seat 2, with a note on its line.
+    await page.click('#seat-bar [data-seat="2"]');
+    await page.click('#category-tabs button:has-text("Voorgerechten")');
+    await page.click('.product:has-text("Tomatensoep")');
+    const soupLine = page.locator('#draft-lines li:has-text("Tomatensoep")');
+    await soupLine.locator('button.link').click();
+    await soupLine.getByLabel('Notitie', { exact: true }).fill('zonder croutons');
+    await soupLine.getByLabel('Gang', { exact: true }).selectOption('1');
+    await shot(page, 'menu-depth-order-pad-lines');
+    expect((await text(page, '#submit-order'))).toBe('Bestelling plaatsen (€ 30,50)');
+    const request = page.waitForRequest((q) => q.method() === 'POST' && q.url().endsWith('/api/v1/orders'));
+    await page.click('#submit-order');
+    const body = (await request).postDataJSON();
+    expect(body.table_id).toBe(r.ids.t1);
+    expect(body.items).toEqual([
+      { product_id: r.ids.steak, quantity: 1, modifiers: [{ option_id: pepper }, { option_id: medium }], seat: 1 },
+      { product_id: r.ids.soup, quantity: 1, seat: 2, notes: 'zonder croutons' },
+    ]);
+  }, 120_000);
 });
