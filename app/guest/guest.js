@@ -386,7 +386,7 @@ function OrderPage({ slug, id }) {
     <p id="order-payment" class=${o.payment_status === 'paid' ? 'ok' : failed ? 'error' : 'muted'}>${o.payment_status === 'paid' ? t('paid') : failed ? t('payment_failed') : o.payment ? t('waiting_payment') : t('not_paid')}</p>
     ${failed ? html`<${RetryButton} slug=${slug} orderId=${o.id} />` : null}
     ${!o.seen_by_restaurant ? html`<p class="notice">${t('not_seen')}</p>` : null}
-    <ul>${o.items.map((i) => html`<li><span>${i.quantity}× ${i.name}${i.modifiers?.length ? html`<small class="line-options">${i.modifiers.map((m) => m.name).join(', ')}</small>` : null}</span> <span>${euro(i.total_cents)}</span></li>`)}</ul>
+    <ul>${o.items.map((i) => html`<li><span>${i.quantity}× ${i.name}${i.options?.length ? html`<small class="line-options">${i.options.join(', ')}</small>` : null}</span> <span>${euro(i.total_cents)}</span></li>`)}</ul>
     <p class="total">${t('total')} <strong>${euro(o.total_cents)}</strong></p>
   </main>`;
 }
@@ -450,7 +450,7 @@ function TablePage({ slug, table }) {
   };
   return html`<main class="page" id="table-page">
     <h1>${t('bill')} · ${t('table').toLowerCase()} ${bill.table.name}</h1>
-    ${bill.orders.map((o) => html`<ul class="bill">${o.items.map((i) => html`<li>${i.quantity}× ${i.name} <span>${euro(i.total_cents)}</span></li>`)}</ul>`)}
+    ${bill.orders.map((o) => html`<ul class="bill">${o.items.map((i) => html`<li><span>${i.quantity}× ${i.name}${i.options?.length ? html`<small class="line-options">${i.options.join(', ')}</small>` : null}</span> <span>${euro(i.total_cents)}</span></li>`)}</ul>`)}
     <p class="total">${t('total')} <strong>${euro(bill.total_cents)}</strong></p>
     ${bill.paid_cents ? html`<p>${t('already_paid')} <strong>${euro(bill.paid_cents)}</strong></p>` : null}
     <p class="total">${t('open')} <strong id="table-open">${euro(bill.open_cents)}</strong></p>

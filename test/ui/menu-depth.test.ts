@@ -170,7 +170,17 @@ describeBrowser('menu depth: choices, allergens and courses on the screens (issu
     await page.click('#order-submit');
     const body = (await request).postDataJSON();
     expect(body.items).toEqual([{ product_id: r.ids.steak, quantity: 1, modifiers: [{ option_id: pepper }, { option_id: onion }] }]);
-    await shot(page, 'menu-depth-guest-submitted-390');
+    // The server prices it the same (€ 22,50 + € 1,50 + € 1,00); the guest pays through the simulator.
+    await page.waitForURL(/\/payments\/simulator\//);
+    await page.click('button[value="betaald"]');
+    await page.waitForSelector('#order-page[data-payment="paid"]');
+    expect(await text(page, '#order-page')).toContain('Pepersaus, Gebakken ui');
+    expect(await text(page, '#order-page')).toContain('€ 25,00');
+    await shot(page, 'menu-depth-guest-paid-390');
+    const orders = (await r.api('GET', '/orders')).data;
+    const mine = orders.find((o: { customer: { name: string } | null }) => o.customer?.name === 'Gast Zondermelk');
+    expect(mine.total_cents).toBe(2500);
+    expect(mine.items[0].modifiers.map((m: { name: string }) => m.name).sort()).toEqual(['Gebakken ui', 'Pepersaus']);
   }, 120_000);
 
   it('a waiter takes a steak with a forced sauce for seat 1 and a soup for seat 2; the total counts the options', async () => {
@@ -222,5 +232,14 @@ describeBrowser('menu depth: choices, allergens and courses on the screens (issu
       { product_id: r.ids.steak, quantity: 1, modifiers: [{ option_id: pepper }, { option_id: medium }], seat: 1 },
       { product_id: r.ids.soup, quantity: 1, seat: 2, notes: 'zonder croutons' },
     ]);
+    // The server agrees: the sauce and doneness on seat 1, mains held as course 2, the soup on seat 2.
+    await page.waitForSelector('#order-panel', { state: 'detached' });
+    const orders = (await r.api('GET', '/orders')).data;
+    const mine = orders.find((o: { table_id: string | null }) => o.table_id === r.ids.t1);
+    expect(mine.total_cents).toBe(3050);
+    const steakItem = mine.items.find((i: { product_id: string }) => i.product_id === r.ids.steak);
+    expect(steakItem).toMatchObject({ unit_price_cents: 2400, seat: 1, course: 2 });
+    expect(steakItem.modifiers.map((m: { name: string }) => m.name)).toEqual(['Pepersaus', 'Medium']);
+    expect(mine.items.find((i: { product_id: string }) => i.product_id === r.ids.soup)).toMatchObject({ seat: 2, course: 1, notes: 'zonder croutons' });
   }, 120_000);
 });
