@@ -52,6 +52,8 @@ export interface BatchStoreDef<S, B extends S & BatchState> {
 export interface BatchStore<S, B> {
   /** The store for one apply: the batch form (prefetched) inside a batch, else the direct form. `tenantId`: the change's (default ctx.tenantId). */
   of(trx: Tx, ctx: ApplyContext, tenantId?: string): Promise<S>;
+  /** The batch form without waiting for its prefetch (created if needed), undefined where `of` goes direct. */
+  state(trx: Tx, ctx: ApplyContext, tenantId?: string): B | undefined;
   /** The batch form if this batch has one already (never creates one). */
   peek(ctx: ApplyContext, tenantId?: string): B | undefined;
   /** Runs the prefetch again before the next use (after the state wrote and forgot what it held). */
@@ -88,6 +90,7 @@ export function defineBatchStore<S, B extends S & BatchState>(def: BatchStoreDef
       }
       return h.state;
     },
+    state: (trx, ctx, tenantId = ctx.tenantId) => held(ctx, tenantId, true, trx)?.state,
     peek: (ctx, tenantId = ctx.tenantId) => held(ctx, tenantId, false)?.state,
     refresh(ctx, tenantId = ctx.tenantId) {
       const h = held(ctx, tenantId, false);

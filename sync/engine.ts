@@ -5,10 +5,11 @@ import type { SyncStateTable } from '../server/db/database.js';
 import { setMeta } from '../server/db/meta.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import type { Clock } from '../server/shared/clock.js';
-import { MAX_OP_BYTES, OVERSIZED, PROTOCOL_VERSION, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
+import { MAX_OP_BYTES, MAX_PUSH_OPS, OVERSIZED, PROTOCOL_VERSION, PULL_LIMIT, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
 import type { SyncRegistry } from './registry.js';
 import type { SyncTransport } from './transport.js';
 import { TxBatch } from './apply-helpers.js';
+import { chunks } from './batch-store.js';
 import { RejectOp, type ApplyContext, type SyncChange } from './types.js';
 
 export const STATE_ID = 'appliance';
@@ -184,7 +185,7 @@ export class SyncEngine {
     const { tenantId, deviceId } = await this.ensureReady();
     const { db } = this.o;
     const state = (await this.readState())!;
-    const limit = this.o.pushBatch ?? 500;
+    const limit = this.o.pushBatch ?? MAX_PUSH_OPS;
     const rows = await db
       .selectFrom('change_log')
       .selectAll()
@@ -239,7 +240,7 @@ export class SyncEngine {
     const state = (await this.readState())!;
     if (state.snapshot_cursor !== null) return this.snapshotPage(state, tenantId);
     const res = await this.call<PullResponse>('GET', '/api/v1/sync/pull', {
-      query: { ...this.versions(), cursor: state.pull_cursor, limit: this.o.pullLimit ?? 500, wait: opts.wait ?? 0 },
+      query: { ...this.versions(), cursor: state.pull_cursor, limit: this.o.pullLimit ?? PULL_LIMIT, wait: opts.wait ?? 0 },
       signal: opts.signal,
     });
     if (res.changes.length === 0 && res.next_cursor === state.pull_cursor) return { applied: 0, more: false, records: [] };
@@ -265,8 +266,8 @@ export class SyncEngine {
       let echoed = current.echoed_seq;
       const ids = res.changes.map((c) => c.op_id);
       const known = new Map<string, { seq: number; origin: string; payload: string | null }>();
-      for (let i = 0; i < ids.length; i += 500) {
-        const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin', 'payload']).where('tenant_id', '=', tenantId).where('op_id', 'in', ids.slice(i, i + 500)).execute();
+      for (const part of chunks(ids)) {
+        const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin', 'payload']).where('tenant_id', '=', tenantId).where('op_id', 'in', part).execute();
         for (const r of rows) known.set(r.op_id, { seq: Number(r.seq), origin: r.origin, payload: r.origin === deviceId ? r.payload : null });
       }
       // What this page adopts: foreign changes new here, and echoes that differ from what was sent.
@@ -284,13 +285,13 @@ export class SyncEngine {
       const pendingEntities = new Set<string>();
       const adoptIds = [...new Set(adopting.map((c) => c.entity_id))];
       const after = echoed ?? acked;
-      for (let i = 0; i < adoptIds.length; i += 500) {
+      for (const part of chunks(adoptIds)) {
         const rows = await w.trx
           .selectFrom('change_log')
           .select(['entity', 'entity_id'])
           .distinct()
           .where('tenant_id', '=', tenantId)
-          .where('entity_id', 'in', adoptIds.slice(i, i + 500))
+          .where('entity_id', 'in', part)
           .where('origin', '=', deviceId)
           .where('seq', '>', after)
           .execute();

@@ -15,6 +15,8 @@ export const MIN_PROTOCOL_VERSION = 1;
 export const SCHEMA_WINDOW = 2;
 export const MAX_PUSH_OPS = 500;
 export const MAX_PULL_LIMIT = 1000;
+/** Changes per pull page unless asked otherwise (the appliance asks this many): as many as a push carries ops. */
+export const PULL_LIMIT = MAX_PUSH_OPS;
 export const MAX_WAIT_MS = 25_000;
 
 /**
@@ -121,7 +123,7 @@ export type PushResponse = z.infer<typeof PushResponse>;
 
 export const PullQuery = VersionQuery.extend({
   cursor: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(MAX_PULL_LIMIT).default(500),
+  limit: z.coerce.number().int().min(1).max(MAX_PULL_LIMIT).default(PULL_LIMIT),
   /** Long-poll: when nothing is newer than the cursor, wait up to this many ms for a change. */
   wait: z.coerce.number().int().min(0).max(MAX_WAIT_MS).default(0),
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import type { Tx } from '../../db/connection.js';
+import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
 import { newId } from '../../shared/ids.js';
+import { chunks, defineBatchStore } from '../../../sync/batch-store.js';
 import type { ApplyContext, BatchState, SyncChange } from '../../../sync/types.js';
 import { foldAccounts } from './loyalty.ledger.js';
 import { loyaltyRepository as repo, type CustomerRow, type LeaseRow, type PrivacyRow, type TransactionRow } from './loyalty.repository.js';
@@ -175,7 +176,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const E164 = /^\+[1-9]\d{5,14}$/;
 const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 const uuidOf = (v: unknown): string | undefined => (typeof v === 'string' && UUID.test(v) ? v : undefined);
-const IN = 500;
+/** Ids per `in (...)` list. */
+const IN = ROWS_PER_INSERT;
 
 /** What a batch's loyalty changes name (a hint from unvalidated payloads: only well-formed ids and phones). */
 function namedBy(changes: ReadonlyArray<SyncChange>, tenantId: string) {
@@ -229,11 +231,6 @@ function namedBy(changes: ReadonlyArray<SyncChange>, tenantId: string) {
   return { customers, phones, transactions, earnOrders, orders, leases, privacy };
 }
 
-const chunks = <T>(items: T[], size: number): T[][] => {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-};
 
 /**
  * The batch form of the store (see the top of this file). What it knows is authoritative for the
@@ -263,7 +260,6 @@ export class LoyaltyBatch implements LoyaltyStore, BatchState {
   private delta = new Map<string, Map<string, number>>();
   private dropped = new Set<string>();
   private escrowOf?: { allowance: number; devices: string[] };
-  private loaded = false;
 
   constructor(
     private readonly trx: Tx,
@@ -273,9 +269,7 @@ export class LoyaltyBatch implements LoyaltyStore, BatchState {
   ) {}
 
   /** Reads, once, what the batch's changes name: customers with their accounts (and the customers they were merged into), ledger rows, leases, privacy rows and, in the cloud, the orders. */
-  async ready(): Promise<void> {
-    if (this.loaded) return;
-    this.loaded = true;
+  async prefetch(): Promise<void> {
     const named = namedBy(this.changes, this.tenantId);
     await this.loadCustomers([...named.customers], [...named.phones]);
     const txIds = [...named.transactions];
@@ -307,7 +301,7 @@ export class LoyaltyBatch implements LoyaltyStore, BatchState {
     }
   }
 
-  /** The tenant's customers with these ids or phones, with their account rows (one statement per 500), then the customers they were merged into. */
+  /** The tenant's customers with these ids or phones, with their account rows (one statement per IN), then the customers they were merged into. */
   private async loadCustomers(ids: string[], phones: string[]): Promise<void> {
     let todo = ids.filter((id) => !this.customers.has(id));
     let byPhone = phones.filter((p) => !this.phones.has(p));
@@ -562,24 +556,25 @@ export class LoyaltyBatch implements LoyaltyStore, BatchState {
     for (const m of [this.customers, this.newCustomers, this.customerPatches, this.transactions, this.earns, this.newTransactions, this.replaced, this.leases, this.newLeases, this.privacyRows, this.newPrivacy, this.orders, this.base, this.delta] as Array<Map<string, unknown>>) m.clear();
     this.phones.clear();
     this.dropped.clear();
-    this.loaded = false;
   }
 }
 
-const batchOf = (trx: Tx, ctx: ApplyContext, tenantId: string): LoyaltyBatch | undefined => {
-  const batch = ctx.batch;
-  return batch?.state(`loyalty:${tenantId}`, () => new LoyaltyBatch(trx, tenantId, ctx.side, batch.changes));
-};
+/** One batch form per restaurant of the batch's changes; it first reads what the batch's changes name. */
+const loyaltyStore = defineBatchStore<LoyaltyStore, LoyaltyBatch>({
+  key: 'loyalty',
+  perTenant: true,
+  direct: (trx, _ctx, tenantId) => directStore(trx, tenantId),
+  create: (s) => new LoyaltyBatch(s.trx, s.tenantId, s.ctx.side, s.changes),
+  prefetch: (b) => b.prefetch(),
+});
 
 /** The store for an apply: the batch's (which first reads what the batch's changes name), or the database directly. */
-export async function storeFor(trx: Tx, ctx: ApplyContext, tenantId: string): Promise<LoyaltyStore> {
-  const b = batchOf(trx, ctx, tenantId);
-  if (!b) return directStore(trx, tenantId);
-  await b.ready();
-  return b;
-}
+export const storeFor = (trx: Tx, ctx: ApplyContext, tenantId: string): Promise<LoyaltyStore> => loyaltyStore.of(trx, ctx, tenantId);
 
-/** Before an apply that works on the tables directly (an erasure): the batch's writes so far made, what it read forgotten. */
+/** Before an apply that works on the tables directly (an erasure): the batch's writes so far made, what it read forgotten (read again at the next use). */
 export async function settleBatch(trx: Tx, ctx: ApplyContext, tenantId: string): Promise<void> {
-  await batchOf(trx, ctx, tenantId)?.write(trx);
+  const b = loyaltyStore.state(trx, ctx, tenantId);
+  if (!b) return;
+  await b.write(trx);
+  loyaltyStore.refresh(ctx, tenantId);
 }
