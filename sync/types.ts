@@ -58,6 +58,7 @@ export interface BatchState {
   flush(trx: Tx): Promise<void>;
 }
 
+/** A batch as descriptors see it; they reach it through their store (`defineBatchStore`, sync/batch-store.ts), not directly. */
 export interface ApplyBatch {
   /** The state under `key` for this batch, created on first use. States flush in that order, before the deferred ledger rows. */
   state<T extends BatchState>(key: string, create: () => T): T;
