@@ -124,7 +124,7 @@ function refineOperation(method: string, path: string, op: Operation, components
     '400', // a parameter or body that does not pass its schema, a body that is not JSON, a broken %-escape in the path (app.ts)
   ];
   if (hasPathParams) implied.push('404', '414'); // an unknown id or slug, or a value that makes the path match no route; a segment over 100 characters
-  if (op.requestBody) implied.push('413'); // over the body limit
+  if (op.requestBody || MUTATING.has(method)) implied.push('413'); // over the body limit; a mutation's body is read even where the route takes none
   if (MUTATING.has(method) && rateLimited) implied.push('429'); // the mutation budget per client (CONTRACT §4)
   if (access && access !== 'public') implied.push('401'); // no valid session or key
   if (access === 'admin' || access?.startsWith('api-key:')) implied.push('403'); // staff on an admin route; a key without the scope
