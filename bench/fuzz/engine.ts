@@ -216,7 +216,7 @@ export class Fuzzer {
     for (const p of op.params.filter((x) => x.in === 'path')) {
       const odd = chance(0.2);
       let raw: string;
-      if (odd) raw = draw(fc.constantFrom('abc', '0', '-1', 'x'.repeat(101), '%zz', '%2F', '..', '%00', '%C3%A9', ' ', '%20', '1e3', 'null', "'", '%3Cscript%3E', 'ZZZZZZZZ-ZZZZ-7ZZZ-8ZZZ-ZZZZZZZZZZZZ', '00000000-0000-0000-0000-000000000000'));
+      if (odd) raw = draw(fc.constantFrom('abc', '0', '-1', 'x'.repeat(101), '%zz', '%2F', '...', '%00', '%C3%A9', ' ', '%20', '1e3', 'null', "'", '%3Cscript%3E', 'ZZZZZZZZ-ZZZZ-7ZZZ-8ZZZ-ZZZZZZZZZZZZ', '00000000-0000-0000-0000-000000000000'));
       else {
         const s = p.schema;
         const ctxName = s.format === 'uuid' || (typeof s.pattern === 'string' && s.pattern.includes('[89abAB]')) ? idKindOf(op.path, p.name) : p.name;
