@@ -27,7 +27,13 @@ const config = loadConfig({
 });
 // The shipped handle (server/db/connection.ts openDb: a pg.Pool of 10), built here so the bench can
 // see the pool: how many requests wait for a connection (BENCH_NODE_POOL changes its size: an experiment).
-const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_NODE_POOL ?? 10) });
+// BENCH_NODE_ASYNC_COMMIT=1, a what-if and not shippable for orders: every commit of this node
+// without waiting for its WAL fsync, to see how much of the node's time is the shared disk.
+// (The URL's own `options` (the search_path) would override a separate one: both go together here.)
+const parsed = new URL(url);
+const options = [parsed.searchParams.get('options'), process.env.BENCH_NODE_ASYNC_COMMIT === '1' ? '-c synchronous_commit=off' : null].filter(Boolean).join(' ');
+parsed.searchParams.delete('options');
+const pool = new pg.Pool({ connectionString: parsed.toString(), max: Number(process.env.BENCH_NODE_POOL ?? 10), ...(options ? { options } : {}) });
 pool.on('error', () => {});
 const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 const rt = await createRuntime(config, {
