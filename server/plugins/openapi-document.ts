@@ -14,7 +14,7 @@
 import type { RouteOptions } from 'fastify';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { ERROR_EXAMPLES, OPERATION_EXAMPLES } from './openapi-examples.js';
+import { ERROR_EXAMPLES, OPERATION_EXAMPLES, PARAMETER_EXAMPLES } from './openapi-examples.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -145,9 +145,15 @@ function refineOperation(method: string, path: string, op: Operation, components
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** The operation's own examples (openapi-examples.ts), and for every error answer without one the status's usual one. */
+/** The operation's own examples (openapi-examples.ts) for its parameters, body and answers, and for every error answer without one the status's usual one. */
 function addExamples(op: Operation): void {
   const own = OPERATION_EXAMPLES[op.operationId!];
+  if (own) {
+    for (const p of op.parameters ?? []) {
+      const example = own.parameters?.[p.name] ?? PARAMETER_EXAMPLES[p.name];
+      if (example !== undefined && p.example === undefined && (p.schema as Json | undefined)?.example === undefined) p.example = example;
+    }
+  }
   if (own?.request !== undefined) for (const media of Object.values(op.requestBody?.content ?? {})) media.example = own.request;
   for (const [status, response] of Object.entries(op.responses)) {
     const example = own?.responses[Number(status)] ?? (isErrorResponse(response) ? ERROR_EXAMPLES[Number(status)] : undefined);

@@ -6,6 +6,8 @@
  * that every partner operation has them.
  */
 export interface OperationExamples {
+  /** Parameters by name, where PARAMETER_EXAMPLES' value for that name would not fit. */
+  parameters?: Record<string, unknown>;
   /** The request body (for every media type the operation accepts). */
   request?: unknown;
   /** Answers by status. */
@@ -52,6 +54,19 @@ const BITTERBALLEN = {
 
 /** A new guest order; a repeat with the same idempotency key answers 200 with the same body. */
 const CREATED_ORDER = { order: ORDER, payment_id: PAYMENT_ID, checkout_url: 'https://www.mollie.com/checkout/select-method/7UhSN1zuXS', restaurant_online: true };
+
+/** The partner operations' parameters by name (an operation's own `parameters` win). */
+export const PARAMETER_EXAMPLES: Record<string, unknown> = {
+  slug: 'demo',
+  id: ORDER_ID,
+  date: '2026-11-29',
+  status: 'new,accepted',
+  limit: '50',
+  offset: '0',
+  exclude: 'gluten,milk',
+  tafel: 'k7m2p9x4q8r3t6wz',
+  'idempotency-key': 'web-8f1c2d',
+};
 
 /** What any error answer of that status looks like (an operation's own examples say more). */
 export const ERROR_EXAMPLES: Record<number, unknown> = {
@@ -199,6 +214,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   getPublicBetalingByIdStatus: {
+    parameters: { id: PAYMENT_ID },
     responses: {
       200: {
         id: PAYMENT_ID,
@@ -214,6 +230,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   getPublicBetalingById: {
+    parameters: { id: PAYMENT_ID },
     responses: { 200: '<!doctype html><html lang="nl"><head><title>Betaling</title></head><body>…</body></html>' },
   },
   getPublicBestellenBySlug: { responses: {} },

@@ -85,8 +85,9 @@ describe.runIf(lane === 'sqlite')('OpenAPI document quality (Redocly lint, gener
     expect(partner.length).toBeGreaterThanOrEqual(17);
     for (const [p, item] of partner) {
       for (const method of HTTP_METHODS) {
-        const op = item[method] as (Doc['paths'][string][string] & { requestBody?: { content: Media } }) | undefined;
+        const op = item[method] as (Doc['paths'][string][string] & { requestBody?: { content: Media }; parameters?: Array<{ name: string; example?: unknown; schema?: { example?: unknown } }> }) | undefined;
         if (!op) continue;
+        for (const param of op.parameters ?? []) expect(param.example ?? param.schema?.example, `${method} ${p} parameter ${param.name}`).toBeDefined();
         for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) expect(media.example, `${method} ${p} request ${type}`).toBeDefined();
         for (const [status, response] of Object.entries(op.responses)) {
           // Every answer with a body shows one, the errors included.
