@@ -17,6 +17,8 @@ export interface OperationExamples {
 const ORDER_ID = '01a21d7a-729d-752e-934a-99d1c50e519e';
 const PRODUCT_ID = '01a21d79-87e4-70d7-acd4-45e672234b23';
 const PAYMENT_ID = '01a21d7a-72a5-711c-824b-51507fa3dd6d';
+const SAUS_ID = '01a21d79-8a10-7b2c-9d3e-4f5a6b7c8d9e';
+const MAYONAISE_ID = '01a21d79-8a11-7c3d-8e4f-5a6b7c8d9e0f';
 
 const ORDER = {
   id: ORDER_ID,
@@ -26,8 +28,22 @@ const ORDER = {
   table_id: null,
   customer: { name: 'Jan Jansen', phone: '+31612345678' },
   notes: '[Afhalen]',
-  items: [{ id: '01a21d7a-729e-71e4-a688-419fecb296f8', product_id: PRODUCT_ID, name: 'Bitterballen (8 stuks)', quantity: 2, unit_price_cents: 850, total_cents: 1700, notes: null }],
-  total_cents: 1700,
+  items: [
+    {
+      id: '01a21d7a-729e-71e4-a688-419fecb296f8',
+      product_id: PRODUCT_ID,
+      name: 'Bitterballen (8 stuks)',
+      quantity: 2,
+      unit_price_cents: 900,
+      total_cents: 1800,
+      notes: null,
+      modifiers: [{ option_id: MAYONAISE_ID, group_id: SAUS_ID, group_name: 'Saus', name: 'Mayonaise', price_delta_cents: 50, quantity: 1 }],
+      seat: null,
+      course: 1,
+      allergens: ['eggs', 'gluten', 'milk', 'mustard'],
+    },
+  ],
+  total_cents: 1800,
   payment_status: 'open',
   created_at: '2026-11-27T14:48:13.725Z',
   updated_at: '2026-11-27T14:48:13.725Z',
@@ -43,11 +59,11 @@ const BITTERBALLEN = {
   dietary: [],
   modifier_groups: [
     {
-      id: '01a21d79-8a10-7b2c-9d3e-4f5a6b7c8d9e',
+      id: SAUS_ID,
       name: 'Saus',
       min_select: 0,
       max_select: 1,
-      options: [{ id: '01a21d79-8a11-7c3d-8e4f-5a6b7c8d9e0f', name: 'Mayonaise', price_delta_cents: 50, available: true, allergens: ['eggs'] }],
+      options: [{ id: MAYONAISE_ID, name: 'Mayonaise', price_delta_cents: 50, available: true, allergens: ['eggs'] }],
     },
   ],
 };
@@ -185,7 +201,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   postPublicOrderBySlug: {
-    request: { items: [{ product_id: PRODUCT_ID, quantity: 2 }], customer: { name: 'Jan Jansen', phone: '06 12345678' }, type: 'pickup', idempotency_key: 'web-8f1c2d' },
+    request: { items: [{ product_id: PRODUCT_ID, quantity: 2, modifiers: [{ option_id: MAYONAISE_ID }] }], customer: { name: 'Jan Jansen', phone: '06 12345678' }, type: 'pickup', idempotency_key: 'web-8f1c2d' },
     responses: {
       200: CREATED_ORDER,
       201: CREATED_ORDER,
@@ -204,8 +220,8 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         status: 'new',
         payment_status: 'open',
         type: 'pickup',
-        items: [{ name: 'Bitterballen (8 stuks)', quantity: 2, total_cents: 1700 }],
-        total_cents: 1700,
+        items: [{ name: 'Bitterballen (8 stuks)', quantity: 2, total_cents: 1800, options: ['Mayonaise'] }],
+        total_cents: 1800,
         seen_by_restaurant: true,
         payment: { id: PAYMENT_ID, status: 'open', checkout_url: 'https://www.mollie.com/checkout/select-method/7UhSN1zuXS' },
         created_at: '2026-11-27T14:48:13.725Z',
@@ -220,7 +236,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         id: PAYMENT_ID,
         status: 'paid',
         purpose: 'order',
-        amount_cents: 1700,
+        amount_cents: 1800,
         tip_cents: 0,
         table_name: null,
         restaurant: { name: 'Bistro De Gouden Lepel', slug: 'demo' },
@@ -258,7 +274,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     responses: {
       200: {
         table: { name: '6' },
-        orders: [{ number: 'K-021', items: [{ name: 'Bitterballen (8 stuks)', quantity: 1, total_cents: 850 }], total_cents: 850, payment_status: 'open' }],
+        orders: [{ number: 'K-021', items: [{ name: 'Bitterballen (8 stuks)', quantity: 1, total_cents: 850, options: [] }], total_cents: 850, payment_status: 'open' }],
         total_cents: 850,
         paid_cents: 0,
         open_cents: 850,
@@ -286,7 +302,7 @@ const EVENT = { id: '01a21d7b-0d52-7c1e-9f3a-2b6c8e1d4f70', created_at: '2026-11
 export const WEBHOOK_EXAMPLES: Record<string, unknown> = {
   'order.created': { ...EVENT, type: 'order.created', data: { order: ORDER } },
   'order.status_changed': { ...EVENT, type: 'order.status_changed', data: { order: { ...ORDER, status: 'accepted' }, from: 'new', to: 'accepted' } },
-  'order.paid': { ...EVENT, type: 'order.paid', data: { order: { ...ORDER, payment_status: 'paid' }, payment: { provider: 'mollie', payment_id: 'tr_7UhSN1zuXS', amount_cents: 1700 } } },
+  'order.paid': { ...EVENT, type: 'order.paid', data: { order: { ...ORDER, payment_status: 'paid' }, payment: { provider: 'mollie', payment_id: 'tr_7UhSN1zuXS', amount_cents: 1800 } } },
   'reservation.created': {
     ...EVENT,
     type: 'reservation.created',
