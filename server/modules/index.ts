@@ -84,7 +84,7 @@ export function createServices(deps: CoreDeps) {
   const auth = createAuthService({ db, clock, changes, tenants: keys, users: users.credentials });
   const sync = createSyncService({ ...deps, registry: syncRegistry });
   const menu = createMenuService({ db, changes });
-  const orders = createOrdersService({ db, changes, menu, tenants });
+  const orders = createOrdersService({ db, changes, menu, tenants, clock });
   // Loyalty (issue 9, docs/loyalty.md): a paid order with a phone earns points in the order's own
   // transaction; an appliance with a cloud redeems beyond its lease online through its SYNC_KEY.
   const loyalty = createLoyaltyService({

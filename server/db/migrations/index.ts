@@ -19,6 +19,7 @@ import * as m0017 from './0017_upload_blobs.js';
 import * as m0018 from './0018_menu_depth.js';
 import * as m0019 from './0019_table_public_code.js';
 import * as m0020 from './0020_order_item_options.js';
+import * as m0021 from './0021_stations.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   '0018_menu_depth': m0018,
   '0019_table_public_code': m0019,
   '0020_order_item_options': m0020,
+  '0021_stations': m0021,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

@@ -7,6 +7,8 @@ export interface CategoriesTable {
   position: number;
   /** (0018) the default course of its products' lines (1..5); null: course 1 (CONTRACT §17). */
   course: number | null;
+  /** (0021) its kitchen station (`keuken`, `bar`); null: the product's category's, else `keuken` (CONTRACT §18). */
+  station: string | null;
   created_at: string;
   updated_at: string;
   archived_at: string | null;
@@ -35,6 +37,8 @@ export interface ProductsTable {
   dietary: string;
   /** (0018) the default course of its lines (1..5); null: the category's, else 1. */
   course: number | null;
+  /** (0021) its kitchen station (`keuken`, `bar`); null: the product's category's, else `keuken` (CONTRACT §18). */
+  station: string | null;
   created_at: string;
   updated_at: string;
   archived_at: string | null;

@@ -14,6 +14,14 @@ export const AllergenList = codes(Allergen).meta({ description: `Allergenen (EU 
 export const DietaryList = codes(Dietary).meta({ description: 'vegetarian, vegan' });
 /** A line's course: 1 goes to the kitchen with the order, 2..5 wait until fired (CONTRACT §17). */
 export const Course = z.number().int().min(1).max(5);
+/** A kitchen station: a short lower-case name such as `keuken` or `bar` (CONTRACT §18). */
+export const Station = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9-]{0,23}$/, { message: 'moet een korte naam zijn (kleine letters, cijfers en streepjes, zoals keuken of bar).' });
+/** Where a line goes when neither its product nor its category names a station. */
+export const DEFAULT_STATION = 'keuken';
 
 export const Category = z
   .object({
@@ -21,6 +29,7 @@ export const Category = z
     name: z.string(),
     position: z.number().int(),
     course: z.number().int().nullable().meta({ description: 'default course of its products’ lines (1..5); null: course 1' }),
+    station: z.string().nullable().meta({ description: 'kitchen station of its products (keuken, bar, …); null: keuken' }),
     created_at: z.string(),
     updated_at: z.string(),
     archived_at: z.string().nullable(),
@@ -29,11 +38,11 @@ export const Category = z
 export type Category = z.infer<typeof Category>;
 
 export const CreateCategoryBody = z
-  .object({ name: z.string().trim().min(1).max(80), position: z.number().int().min(0).max(10_000).optional(), course: Course.optional() })
+  .object({ name: z.string().trim().min(1).max(80), position: z.number().int().min(0).max(10_000).optional(), course: Course.optional(), station: Station.optional() })
   .strict()
   .meta({ examples: [{ name: 'Hoofdgerechten', position: 2, course: 2 }] });
 export const UpdateCategoryBody = z
-  .object({ name: CreateCategoryBody.shape.name, position: CreateCategoryBody.shape.position.unwrap(), course: Course.nullable() })
+  .object({ name: CreateCategoryBody.shape.name, position: CreateCategoryBody.shape.position.unwrap(), course: Course.nullable(), station: Station.nullable() })
   .partial()
   .strict();
 export type UpdateCategoryInput = z.infer<typeof UpdateCategoryBody>;
@@ -58,6 +67,7 @@ export const Product = z
     own_allergens: z.array(Allergen).meta({ description: 'the allergens set on the product itself (what PATCH `allergens` sets)' }),
     dietary: z.array(Dietary),
     course: z.number().int().nullable().meta({ description: 'default course of its lines; null: the category’s, else 1' }),
+    station: z.string().nullable().meta({ description: 'kitchen station of its lines; null: the category’s, else keuken (CONTRACT §18)' }),
     created_at: z.string(),
     updated_at: z.string(),
     archived_at: z.string().nullable(),
@@ -81,6 +91,7 @@ export const CreateProductBody = z
     allergens: AllergenList.optional(),
     dietary: DietaryList.optional(),
     course: Course.optional(),
+    station: Station.optional(),
   })
   .strict()
   .meta({ examples: [{ name: 'Biefstuk met friet', price_cents: 2250, category_id: '0190a8e2-7c1b-7000-8000-000000000001', modifier_group_ids: ['0190a8e2-7c1b-7000-8000-0000000000a1'], allergens: ['mustard'], course: 2 }] });
@@ -102,6 +113,7 @@ export const UpdateProductBody = z
     allergens: AllergenList,
     dietary: DietaryList,
     course: Course.nullable(),
+    station: Station.nullable(),
   })
   .partial()
   .strict();

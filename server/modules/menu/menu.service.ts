@@ -27,6 +27,7 @@ export const toCategoryDto = (r: CategoryRow): Category => ({
   name: r.name,
   position: r.position,
   course: r.course,
+  station: r.station ?? null,
   created_at: r.created_at,
   updated_at: r.updated_at,
   archived_at: r.archived_at,
@@ -64,6 +65,7 @@ export const toProductDto = (r: ProductRow, extra: Iterable<string> = []): Produ
   own_allergens: sortAllergens(ownAllergens(r)),
   dietary: jsonList(r.dietary) as Product['dietary'],
   course: r.course,
+  station: r.station ?? null,
   created_at: r.created_at,
   updated_at: r.updated_at,
   archived_at: r.archived_at,
@@ -214,9 +216,9 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
       return (await menuRepository.listCategories(db, tenantId, includeArchived)).map(toCategoryDto);
     },
 
-    async createCategory(tenantId: string, input: { name: string; position?: number; course?: number }): Promise<Category> {
+    async createCategory(tenantId: string, input: { name: string; position?: number; course?: number; station?: string }): Promise<Category> {
       return changes.write(tenantId, async (w) => {
-        const row: CategoryRow = { id: newId(), tenant_id: tenantId, name: input.name, position: input.position ?? 0, course: input.course ?? null, created_at: w.now, updated_at: w.now, archived_at: null };
+        const row: CategoryRow = { id: newId(), tenant_id: tenantId, name: input.name, position: input.position ?? 0, course: input.course ?? null, station: input.station ?? null, created_at: w.now, updated_at: w.now, archived_at: null };
         await menuRepository.insertCategory(w.trx, row);
         await w.record(categoryChange(row, 'category.created'));
         return toCategoryDto(row);
@@ -393,6 +395,7 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
           allergens: JSON.stringify(sortAllergens(input.allergens ?? [])),
           dietary: JSON.stringify(input.dietary ?? []),
           course: input.course ?? null,
+          station: input.station ?? null,
           created_at: w.now,
           updated_at: w.now,
           archived_at: null,

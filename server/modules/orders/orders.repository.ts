@@ -31,16 +31,29 @@ export const ordersRepository = {
    * index `orders_active` (migration 0005), so the planner can use that index: with bound
    * parameters it could not prove the index covers the query.
    */
-  live: (db: Executor, tenantId: string, limit: number) =>
-    db
+  live: (db: Executor, tenantId: string, limit: number, window: { from?: string; before?: string } = {}) => {
+    let q = db
       .selectFrom('orders')
       .selectAll()
       .where('tenant_id', '=', tenantId)
-      .where(sql<boolean>`status in ('new', 'accepted', 'preparing', 'ready', 'delivering')`)
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit)
-      .execute(),
+      .where(sql<boolean>`status in ('new', 'accepted', 'preparing', 'ready', 'delivering')`);
+    // created_at is ISO-8601 UTC text of one width (w.now), so text order is time order.
+    if (window.from) q = q.where('created_at', '>=', window.from);
+    if (window.before) q = q.where('created_at', '<', window.before);
+    return q.orderBy('created_at').orderBy('id').limit(limit).execute();
+  },
+
+  /** Each product's own station and its category's (CONTRACT §18), for the board's station filter. */
+  stationsOf: (db: Executor, tenantId: string, productIds: string[]) =>
+    productIds.length === 0
+      ? Promise.resolve([] as { id: string; station: string | null; category_station: string | null }[])
+      : db
+          .selectFrom('products')
+          .leftJoin('categories', 'categories.id', 'products.category_id')
+          .select(['products.id as id', 'products.station as station', 'categories.station as category_station'])
+          .where('products.tenant_id', '=', tenantId)
+          .where('products.id', 'in', productIds)
+          .execute(),
 
   count: async (db: Executor, tenantId: string, f: OrderFilter) => {
     let q = db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { conflict } from '../../shared/errors.js';
 import { errors, listOf, pageOf } from '../../shared/schemas.js';
 import { sessionOf } from '../../plugins/auth.js';
-import { AdvanceOrderBody, CreateOrderBody, IdempotencyHeaders, ListOrdersQuery, Order, OrderParams, OrderStatus, UpdateOrderBody } from './orders.schemas.js';
+import { AdvanceOrderBody, CloseUnfinishedBody, CreateOrderBody, LiveOrdersQuery, IdempotencyHeaders, ListOrdersQuery, Order, OrderParams, OrderStatus, UpdateOrderBody } from './orders.schemas.js';
 import type { OrdersService } from './orders.service.js';
 
 const HistoryEntry = z
@@ -31,8 +31,39 @@ export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = as
 
   app.get(
     '/orders/live',
-    { config: { access: 'session' }, schema: { tags, summary: 'Active orders (new … delivering), oldest first', response: { 200: listOf(Order), ...errors(401) } } },
-    async (request) => ({ data: await orders.live(sessionOf(request).tenantId) }),
+    {
+      config: { access: 'session' },
+      schema: {
+        tags,
+        summary: "The kitchen board: the current business day's active orders (new … delivering), oldest first; ?station= keeps only that station's lines and leaves out orders without any",
+        querystring: LiveOrdersQuery,
+        response: { 200: listOf(Order), ...errors(400, 401) },
+      },
+    },
+    async (request) => ({ data: await orders.live(sessionOf(request).tenantId, request.query.station) }),
+  );
+
+  app.get(
+    '/orders/unfinished',
+    {
+      config: { access: 'session' },
+      schema: { tags, summary: "Niet afgerond: active orders from before the current business day (never on the board), oldest first", response: { 200: listOf(Order), ...errors(401) } },
+    },
+    async (request) => ({ data: await orders.unfinished(sessionOf(request).tenantId) }),
+  );
+
+  app.post(
+    '/orders/unfinished/close',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Clear the Niet afgerond list: its orders (or the listed ids among them) move to completed or cancelled, each a status change in the history and change log; a paid order completes',
+        body: CloseUnfinishedBody,
+        response: { 200: listOf(Order), ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => ({ data: await orders.closeUnfinished(actor(request), request.body.status, request.body.ids) }),
   );
 
   app.get(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Limit, Offset } from '../../shared/schemas.js';
 import '../../shared/validation.js';
+import { Station } from '../menu/menu.schemas.js';
 
 export const ORDER_STATUSES = ['new', 'accepted', 'preparing', 'ready', 'delivering', 'completed', 'cancelled'] as const;
 export const ACTIVE_STATUSES = ['new', 'accepted', 'preparing', 'ready', 'delivering'] as const;
@@ -127,3 +128,14 @@ export const ListOrdersQuery = z
   .strict();
 
 export const OrderParams = z.object({ id: z.uuid() });
+
+/** `GET /orders/live?station=bar`: only that station's lines (CONTRACT §18). */
+export const LiveOrdersQuery = z.object({ station: Station.optional().meta({ description: 'a kitchen station (keuken, bar, …): each order with only its lines; orders without any are left out' }) }).strict();
+
+/** `POST /orders/unfinished/close`: the final status for the listed orders (default: all of them). */
+export const CloseUnfinishedBody = z
+  .object({
+    status: z.enum(['completed', 'cancelled']).meta({ description: 'completed: served but never bumped; cancelled: never made (a paid order completes instead)' }),
+    ids: z.array(z.uuid()).min(1).max(1000).optional().meta({ description: 'only these orders of the list; default: the whole list' }),
+  })
+  .strict();

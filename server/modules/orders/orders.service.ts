@@ -4,7 +4,9 @@ import type { Db } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, conflict, forbidden, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { businessDay } from '../../shared/zoned-time.js';
+import { businessDay, dayStart } from '../../shared/zoned-time.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
+import { DEFAULT_STATION } from '../menu/menu.schemas.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { ordersRepository, type HistoryRow, type OrderItemRow, type OrderRow, type OrderFilter } from './orders.repository.js';
@@ -104,8 +106,25 @@ export interface PaymentInfo {
 const forbiddenMove = (from: OrderStatus, to: OrderStatus) => conflict(`Deze statuswijziging is niet toegestaan (van '${from}' naar '${to}').`);
 const keyReused = () => conflict('Deze idempotency-sleutel is al gebruikt voor een andere bestelling.');
 
-export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: MenuService; tenants: TenantsService }) {
+export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: MenuService; tenants: TenantsService; clock?: Clock }) {
   const { db, changes, menu, tenants } = deps;
+  const clock = deps.clock ?? systemClock;
+
+  /** The instant the current business day began (the restaurant's zone and `business_day_starts_at`). */
+  async function todayStart(tenantId: string): Promise<string> {
+    const { timezone, business_day_starts_at: startsAt } = await tenants.cachedSettings(tenantId);
+    return dayStart(businessDay(clock.now(), timezone, startsAt), timezone, startsAt).toISOString();
+  }
+
+  /** Only the lines of `station` (a product's own station, else its category's, else keuken); orders without any are left out. */
+  async function forStation(tenantId: string, list: Order[], station: string): Promise<Order[]> {
+    const ids = [...new Set(list.flatMap((o) => o.items.map((i) => i.product_id)))];
+    const rows = await ordersRepository.stationsOf(db, tenantId, ids);
+    const stationOf = new Map(rows.map((r) => [r.id, r.station ?? r.category_station ?? DEFAULT_STATION]));
+    return list
+      .map((o) => ({ ...o, items: o.items.filter((i) => (stationOf.get(i.product_id) ?? DEFAULT_STATION) === station) }))
+      .filter((o) => o.items.length > 0);
+  }
   /** K on an appliance, W in the cloud: numbers born on either side never collide (ARCHITECTURE §4). */
   const prefix = changes.origin === 'cloud' ? 'W' : 'K';
   const hooks: { [K in keyof OrderHooks]: OrderHooks[K][] } = { creating: [], created: [], statusChanged: [], paid: [] };
@@ -179,8 +198,39 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
       return { data: await withItems(rows), total, limit, offset };
     },
 
-    async live(tenantId: string): Promise<Order[]> {
-      return withItems(await ordersRepository.live(db, tenantId, 1000));
+    /**
+     * The kitchen board: the current business day's active orders, oldest first; with a station,
+     * each order with only that station's lines (orders without any left out). Older active orders
+     * are never on the board: they are `unfinished` until an admin closes them.
+     */
+    async live(tenantId: string, station?: string): Promise<Order[]> {
+      const list = await withItems(await ordersRepository.live(db, tenantId, 1000, { from: await todayStart(tenantId) }));
+      return station ? forStation(tenantId, list, station) : list;
+    },
+
+    /** "Niet afgerond": active orders from before the current business day, oldest first. */
+    async unfinished(tenantId: string): Promise<Order[]> {
+      return withItems(await ordersRepository.live(db, tenantId, 1000, { before: await todayStart(tenantId) }));
+    },
+
+    /**
+     * An admin clears the "Niet afgerond" list: every active order from before the current business
+     * day (or only `ids` among them) moves to `status` (completed or cancelled, both allowed from any
+     * active status by §5), each through setStatus: history, change log and hooks as any status change.
+     */
+    async closeUnfinished(actor: Actor, status: 'completed' | 'cancelled', ids?: readonly string[]): Promise<Order[]> {
+      let rows = await ordersRepository.live(db, actor.tenantId, 1000, { before: await todayStart(actor.tenantId) });
+      if (ids) {
+        const wanted = new Set(ids);
+        rows = rows.filter((r) => wanted.has(r.id));
+      }
+      const closed: Order[] = [];
+      for (const r of rows) {
+        // A paid order is never cancelled here: it was served and paid, so it completes.
+        const to = status === 'cancelled' && r.payment_status === 'paid' ? 'completed' : status;
+        closed.push((await service.setStatus(actor, r.id, to)).order);
+      }
+      return closed;
     },
 
     async history(tenantId: string, id: string) {

@@ -35,6 +35,9 @@ export const SettingsValues = z.object({
   pause_public_orders_after_minutes: z.number().int().min(1).max(1440).nullable(),
   address: z.string().trim().max(200).nullable().meta({ description: 'Street, postcode and town as guests read it on the guest pages (and, later, the receipt); null: not shown' }),
   phone: z.string().trim().max(30).nullable().meta({ description: 'The number guests call (guest pages: a party larger than can book online); null: not shown' }),
+  business_day_starts_at: Hhmm.meta({
+    description: 'When a business day begins (CONTRACT §19): sales and orders before this hour belong to the day before; the kitchen board shows the current business day (docs/kitchen.md)',
+  }),
   tafel_by_name: z.boolean().meta({
     description: "Pay-at-table by the table's name as well as its public_code (CONTRACT §11). Default false: names are guessable, so anyone could read and pay any table's bill; only for cards printed before the codes, until they are replaced",
   }),
@@ -61,6 +64,7 @@ export const DEFAULT_SETTINGS: SettingsValues = {
   pause_public_orders_after_minutes: null,
   address: null,
   phone: null,
+  business_day_starts_at: '05:00',
   tafel_by_name: false,
 };
 
