@@ -89,6 +89,8 @@ const createOrder = conn.transaction((body: Body, userId: string) => {
       allergens: '[]',
       seat: null,
       course: 1,
+      voided_quantity: 0,
+      fired_at: now,
     };
   });
   const n = q.counter.get(tenantId, 'K', day)!.last;

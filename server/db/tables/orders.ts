@@ -46,6 +46,32 @@ export interface OrderItemsTable {
   seat: number | null;
   /** (0020) 1..5; 1 goes to the kitchen with the order, later ones wait until fired. */
   course: number;
+  /** (0022) units taken off by voids (the sum of its order_item_voids); totals leave them out. */
+  voided_quantity: number;
+  /** (0022) when the line went to the kitchen; null for a held later course. */
+  fired_at: string | null;
+}
+
+/** (0022) A later course sent to the kitchen; one per order and course. */
+export interface OrderCourseFiresTable {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  course: number;
+  user_id: string | null;
+  created_at: string;
+}
+
+/** (0022) Units taken off a line, with who, when and why. */
+export interface OrderItemVoidsTable {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  item_id: string;
+  quantity: number;
+  reason: string;
+  user_id: string | null;
+  created_at: string;
 }
 
 export interface OrderStatusHistoryTable {
@@ -72,4 +98,6 @@ export interface OrdersTables {
   order_items: OrderItemsTable;
   order_status_history: OrderStatusHistoryTable;
   order_counters: OrderCountersTable;
+  order_course_fires: OrderCourseFiresTable;
+  order_item_voids: OrderItemVoidsTable;
 }

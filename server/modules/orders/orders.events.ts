@@ -7,7 +7,7 @@ declare module '../../plugins/realtime.js' {
     /** An order was created (POS, web, partner, or synced in). */
     'order:created': (e: { seq: number; order: Order }) => void;
     /** An order's status changed (`order.status_changed`, with from/to) or it was paid (`order.paid`). */
-    'order:updated': (e: { seq: number; order: Order; kind: 'order.status_changed' | 'order.paid'; from?: string; to?: string }) => void;
+    'order:updated': (e: { seq: number; order: Order; kind: 'order.status_changed' | 'order.paid' | 'order.course_fired' | 'order.item_voided'; from?: string; to?: string }) => void;
   }
 }
 
@@ -22,4 +22,7 @@ export const ordersEvents: LiveEvents = {
     return { name: 'order:updated', payload: { seq: c.seq, order: p.order, kind: 'order.status_changed', from: p.from, to: p.to } };
   },
   'order.paid': (c) => ({ name: 'order:updated', payload: { seq: c.seq, order: payloadOf(c).order, kind: 'order.paid' } }),
+  // The kitchen board (CONTRACT §17): a held course fired, units voided.
+  'order.course_fired': (c) => ({ name: 'order:updated', payload: { seq: c.seq, order: payloadOf(c).order, kind: 'order.course_fired' } }),
+  'order.item_voided': (c) => ({ name: 'order:updated', payload: { seq: c.seq, order: payloadOf(c).order, kind: 'order.item_voided' } }),
 };

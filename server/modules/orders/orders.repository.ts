@@ -70,6 +70,10 @@ export const ordersRepository = {
   historyOf: (db: Executor, tenantId: string, orderId: string) =>
     db.selectFrom('order_status_history').selectAll().where('tenant_id', '=', tenantId).where('order_id', '=', orderId).orderBy('created_at').orderBy('id').execute(),
 
+  firesOf: (db: Executor, orderIds: string[]) =>
+    orderIds.length === 0 ? Promise.resolve([]) : db.selectFrom('order_course_fires').selectAll().where('order_id', 'in', orderIds).orderBy('course').execute(),
+  voidsOf: (db: Executor, orderIds: string[]) =>
+    orderIds.length === 0 ? Promise.resolve([]) : db.selectFrom('order_item_voids').selectAll().where('order_id', 'in', orderIds).orderBy('created_at').orderBy('id').execute(),
   insert: (db: Executor, row: OrderRow) => db.insertInto('orders').values(row).execute(),
   insertItems: (db: Executor, rows: OrderItemRow[]) => (rows.length ? db.insertInto('order_items').values(rows).execute() : Promise.resolve()),
   insertHistory: (db: Executor, row: HistoryRow) => db.insertInto('order_status_history').values(row).execute(),

@@ -4,6 +4,7 @@ import { conflict } from '../../shared/errors.js';
 import { errors, listOf, pageOf } from '../../shared/schemas.js';
 import { sessionOf } from '../../plugins/auth.js';
 import { AdvanceOrderBody, CloseUnfinishedBody, CreateOrderBody, LiveOrdersQuery, IdempotencyHeaders, ListOrdersQuery, Order, OrderParams, OrderStatus, UpdateOrderBody } from './orders.schemas.js';
+import { CourseFire, FireCourseBody, ItemVoid, OrderItemParams, VoidItemBody } from './orders.schemas.js';
 import type { OrdersService } from './orders.service.js';
 
 const HistoryEntry = z
@@ -112,6 +113,50 @@ export const ordersRoutes: FastifyPluginAsyncZod<{ orders: OrdersService }> = as
       },
     },
     async (request) => (await orders.advance(actor(request), request.params.id, request.body.status)).order,
+  );
+
+  app.post(
+    '/orders/:id/fire',
+    {
+      config: { access: 'session' },
+      schema: {
+        tags,
+        summary: 'Send a held course (2..5) to the kitchen; who and when are kept. Fired already: no-op 200; no such course or a final order: 409',
+        params: OrderParams,
+        body: FireCourseBody,
+        response: { 200: Order, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => (await orders.fire(actor(request), request.params.id, request.body.course)).order,
+  );
+
+  app.post(
+    '/orders/:id/items/:item_id/void',
+    {
+      config: { access: 'session' },
+      schema: {
+        tags,
+        summary: 'Void units of a line with a reason; totals and stock leave them out. More than is left, or a completed, cancelled or paid order: 409',
+        params: OrderItemParams,
+        body: VoidItemBody,
+        response: { 200: Order, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => orders.voidItem(actor(request), request.params.id, request.params.item_id, request.body),
+  );
+
+  app.get(
+    '/orders/:id/courses',
+    {
+      config: { access: 'session' },
+      schema: {
+        tags,
+        summary: 'Who fired which course when, and every void of the order (who, when, why)',
+        params: OrderParams,
+        response: { 200: z.object({ fires: z.array(CourseFire), voids: z.array(ItemVoid) }).meta({ id: 'OrderCourseLog' }), ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => orders.courseLog(sessionOf(request).tenantId, request.params.id),
   );
 
   app.patch(

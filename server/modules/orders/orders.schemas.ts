@@ -39,6 +39,9 @@ export const OrderItem = z
     seat: z.number().int().nullable(),
     course: z.number().int(),
     allergens: z.array(z.string()).meta({ description: 'the dish’s (own ∪ recipe’s) and its options’, as sold' }),
+    voided_quantity: z.number().int().meta({ description: 'units taken off by voids; total_cents = unit_price_cents × (quantity − voided_quantity)' }),
+    held: z.boolean().meta({ description: 'a later course waiting to be fired (POST /orders/:id/fire)' }),
+    fired_at: z.string().nullable().meta({ description: 'when the line went to the kitchen; null while held' }),
   })
   .meta({ id: 'OrderItem' });
 export type OrderItem = z.infer<typeof OrderItem>;
@@ -139,3 +142,24 @@ export const CloseUnfinishedBody = z
     ids: z.array(z.uuid()).min(1).max(1000).optional().meta({ description: 'only these orders of the list; default: the whole list' }),
   })
   .strict();
+
+export const OrderItemParams = z.object({ id: z.uuid(), item_id: z.uuid() });
+
+/** POST /orders/:id/fire: sends a held course to the kitchen. */
+export const FireCourseBody = z.object({ course: z.number().int().min(2).max(5) }).strict().meta({ examples: [{ course: 2 }] });
+
+/** Reasons the order pad offers (free text is allowed too). */
+export const VOID_REASONS = ['Verkeerd aangeslagen', 'Gast heeft zich bedacht', 'Kwaliteit', 'Te lang gewacht', 'Op'] as const;
+/** POST /orders/:id/items/:item_id/void. */
+export const VoidItemBody = z
+  .object({
+    quantity: z.number().int().min(1).max(999),
+    reason: z.string().trim().min(1).max(200).meta({ description: `one of the pad's reasons (${VOID_REASONS.join(', ')}) or free text` }),
+  })
+  .strict()
+  .meta({ examples: [{ quantity: 1, reason: 'Verkeerd aangeslagen' }] });
+
+export const CourseFire = z.object({ id: z.string(), course: z.number().int(), user_id: z.string().nullable(), created_at: z.string() }).meta({ id: 'OrderCourseFire' });
+export const ItemVoid = z
+  .object({ id: z.string(), item_id: z.string(), quantity: z.number().int(), reason: z.string(), user_id: z.string().nullable(), created_at: z.string() })
+  .meta({ id: 'OrderItemVoid' });

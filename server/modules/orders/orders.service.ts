@@ -49,6 +49,9 @@ export function toOrderDto(row: OrderRow, items: OrderItemRow[]): Order {
       seat: i.seat ?? null,
       course: i.course ?? 1,
       allergens: parseList<string>(i.allergens),
+      voided_quantity: i.voided_quantity ?? 0,
+      held: (i.course ?? 1) > 1 && !i.fired_at,
+      fired_at: i.fired_at ?? null,
     })),
     total_cents: row.total_cents,
     payment_status: row.payment_status,
@@ -306,6 +309,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
             const p = byId.get(item.product_id)!;
             const mods = chosen[position]!.mods!;
             const unit = p.price_cents + mods.reduce((sum, m) => sum + m.price_delta_cents * m.quantity, 0);
+            const course = item.course ?? p.course ?? (p.category_id ? categoryCourses.get(p.category_id) : null) ?? 1;
             return {
               id: newId(),
               tenant_id: actor.tenantId,
@@ -320,7 +324,10 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
               modifiers: JSON.stringify(mods.map(({ allergens: _a, ...m }) => m)),
               allergens: JSON.stringify(sortAllergens([...(dishAllergens.get(p.id) ?? []), ...mods.flatMap((m) => m.allergens)])),
               seat: item.seat ?? null,
-              course: item.course ?? p.course ?? (p.category_id ? categoryCourses.get(p.category_id) : null) ?? 1,
+              course,
+              voided_quantity: 0,
+              // Course 1 goes to the kitchen with the order; later courses wait until fired.
+              fired_at: course === 1 ? w.now : null,
             };
           });
           const row: OrderRow = {
@@ -407,6 +414,69 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
      * cancelled order.
      */
     markPaidIn,
+
+    /**
+     * Sends a held course to the kitchen (POST /orders/:id/fire, CONTRACT §17): its lines get
+     * `fired_at`, the fire is kept with who and when. Firing a course again is a no-op answered with
+     * the order; a course without lines, or an order that is final, is 409.
+     */
+    async fire(actor: Actor, id: string, course: number): Promise<{ order: Order; changed: boolean }> {
+      return changes.write(actor.tenantId, async (w) => {
+        const row = await ordersRepository.find(w.trx, actor.tenantId, id);
+        if (!row) throw notFound('Bestelling');
+        const items = await ordersRepository.itemsOf(w.trx, [id]);
+        const lines = items.filter((i) => i.course === course && i.voided_quantity < i.quantity);
+        if (lines.length === 0) throw conflict(`Deze bestelling heeft geen gang ${course}.`);
+        if (lines.every((i) => i.fired_at)) return { order: toOrderDto(row, items), changed: false };
+        if (row.status === 'completed' || row.status === 'cancelled') throw conflict(`Deze bestelling is al '${row.status}'; gang ${course} kan niet meer naar de keuken.`);
+        const fire = { id: newId(), tenant_id: actor.tenantId, order_id: id, course, user_id: actor.userId, created_at: w.now };
+        await w.trx.insertInto('order_course_fires').values(fire).execute();
+        await w.trx.updateTable('order_items').set({ fired_at: w.now }).where('order_id', '=', id).where('course', '=', course).where('fired_at', 'is', null).execute();
+        await ordersRepository.update(w.trx, actor.tenantId, id, { updated_at: w.now });
+        const order = toOrderDto({ ...row, updated_at: w.now }, items.map((i) => (i.course === course && !i.fired_at ? { ...i, fired_at: w.now } : i)));
+        const { tenant_id: _t, order_id: _o, ...wire } = fire;
+        await w.record({ entity: 'order', entityId: id, kind: 'order.course_fired', payload: { order, fire: wire } });
+        return { order, changed: true };
+      });
+    },
+
+    /**
+     * Takes units off a line (POST /orders/:id/items/:item_id/void, CONTRACT §17), kept with who,
+     * when and why; the line's and the order's totals leave them out, and so does the stock booked
+     * at completion. More than is left is 409; so is a void on a completed, cancelled or paid order.
+     */
+    async voidItem(actor: Actor, id: string, itemId: string, input: { quantity: number; reason: string }): Promise<Order> {
+      return changes.write(actor.tenantId, async (w) => {
+        const row = await ordersRepository.find(w.trx, actor.tenantId, id);
+        if (!row) throw notFound('Bestelling');
+        const items = await ordersRepository.itemsOf(w.trx, [id]);
+        const item = items.find((i) => i.id === itemId);
+        if (!item) throw notFound('Bestelregel');
+        if (row.status === 'completed' || row.status === 'cancelled') throw conflict(`Deze bestelling is al '${row.status}'; er kan niets meer geannuleerd worden.`);
+        if (row.payment_status === 'paid') throw conflict('Deze bestelling is al betaald; er kan niets meer geannuleerd worden.');
+        const left = item.quantity - item.voided_quantity;
+        if (input.quantity > left) throw conflict(left === 0 ? `'${item.name}' is al helemaal geannuleerd.` : `Er ${left === 1 ? 'is' : 'zijn'} nog maar ${left} van '${item.name}' over om te annuleren.`);
+        const voided = item.voided_quantity + input.quantity;
+        const lineTotal = item.unit_price_cents * (item.quantity - voided);
+        const v = { id: newId(), tenant_id: actor.tenantId, order_id: id, item_id: itemId, quantity: input.quantity, reason: input.reason, user_id: actor.userId, created_at: w.now };
+        await w.trx.insertInto('order_item_voids').values(v).execute();
+        await w.trx.updateTable('order_items').set({ voided_quantity: voided, total_cents: lineTotal }).where('id', '=', itemId).execute();
+        const next = items.map((i) => (i.id === itemId ? { ...i, voided_quantity: voided, total_cents: lineTotal } : i));
+        const total = next.reduce((s, i) => s + i.total_cents, 0);
+        await ordersRepository.update(w.trx, actor.tenantId, id, { total_cents: total, updated_at: w.now });
+        const order = toOrderDto({ ...row, total_cents: total, updated_at: w.now }, next);
+        const { tenant_id: _t, order_id: _o, ...wire } = v;
+        await w.record({ entity: 'order', entityId: id, kind: 'order.item_voided', payload: { order, void: wire } });
+        return order;
+      });
+    },
+
+    /** Who fired which course when, and every void (for the kitchen board and the day close). */
+    async courseLog(tenantId: string, id: string) {
+      await load(tenantId, id);
+      const [fires, voids] = await Promise.all([ordersRepository.firesOf(db, [id]), ordersRepository.voidsOf(db, [id])]);
+      return { fires: fires.map(({ tenant_id: _t, order_id: _o, ...f }) => f), voids: voids.map(({ tenant_id: _t, order_id: _o, ...v }) => v) };
+    },
 
     /** One order, read inside the caller's transaction. */
     getIn: (w: Writer, tenantId: string, id: string) => load(tenantId, id, w.trx),

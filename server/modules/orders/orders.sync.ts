@@ -60,6 +60,9 @@ const PushedItem = z
     seat: NewItem.seat.unwrap().nullable().default(null),
     course: NewItem.course.unwrap().default(1),
     allergens: z.array(Allergen).max(14).default([]),
+    voided_quantity: z.literal(0).default(0),
+    held: z.boolean().optional(),
+    fired_at: Timestamp.nullable().optional(),
   })
   .refine((i) => i.total_cents === i.unit_price_cents * i.quantity, { message: 'moet gelijk zijn aan de prijs maal het aantal.', path: ['total_cents'] });
 const Customer = CreateOrderBody.shape.customer.unwrap().shape;
@@ -165,6 +168,16 @@ async function validatePushed(trx: Tx, change: SyncChange, ctx: ApplyContext): P
     await assertRefs(trx, ctx, 'users', [paid.payment?.by], 'De medewerker van deze betaling');
     return { ...paid, order: p.order };
   }
+  if (change.kind === 'order.course_fired') {
+    const f = parsePayload(PushedFire, p, 'een gang');
+    await assertRefs(trx, ctx, 'users', [f.fire.user_id], 'De medewerker van deze gang');
+    return { ...f, order: p.order };
+  }
+  if (change.kind === 'order.item_voided') {
+    const v = parsePayload(PushedVoid, p, 'een annulering');
+    await assertRefs(trx, ctx, 'users', [v.void.user_id], 'De medewerker van deze annulering');
+    return { ...v, order: p.order };
+  }
   throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
 }
 
@@ -210,6 +223,8 @@ async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, 
       'order_items.allergens as i_allergens',
       'order_items.seat as i_seat',
       'order_items.course as i_course',
+      'order_items.voided_quantity as i_voided_quantity',
+      'order_items.fired_at as i_fired_at',
     ])
     .where('orders.id', orderIds.length === 1 ? '=' : 'in', orderIds.length === 1 ? orderIds[0]! : orderIds)
     .orderBy('orders.id')
@@ -217,7 +232,7 @@ async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, 
     .execute();
   const out = new Map<string, Loaded>();
   for (const r of rows) {
-    const { i_id, i_position, i_product_id, i_name, i_quantity, i_unit_price_cents, i_total_cents, i_notes, i_modifiers, i_allergens, i_seat, i_course, ...row } = r;
+    const { i_id, i_position, i_product_id, i_name, i_quantity, i_unit_price_cents, i_total_cents, i_notes, i_modifiers, i_allergens, i_seat, i_course, i_voided_quantity, i_fired_at, ...row } = r;
     let loaded = out.get(row.id);
     if (!loaded) out.set(row.id, (loaded = { row, items: [] }));
     if (i_id === null) continue;
@@ -236,6 +251,8 @@ async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, 
       allergens: i_allergens ?? '[]',
       seat: i_seat ?? null,
       course: i_course ?? 1,
+      voided_quantity: i_voided_quantity ?? 0,
+      fired_at: i_fired_at ?? null,
     });
   }
   return out;
@@ -558,12 +575,68 @@ async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx:
     allergens: JSON.stringify(Array.isArray(i.allergens) ? i.allergens : []),
     seat: typeof i.seat === 'number' ? i.seat : null,
     course: typeof i.course === 'number' ? i.course : 1,
+    voided_quantity: typeof i.voided_quantity === 'number' ? i.voided_quantity : 0,
+    // An older appliance's line has no fired_at: it went to the kitchen with the order.
+    fired_at: typeof i.fired_at === 'string' ? i.fired_at : i.held === true ? null : o.created_at,
   }));
   await store.insert(row, items);
   await addHistory(trx, change, p.history, ctx);
   // Just inserted: the resulting state is these rows (items by position), no need to read them back.
   const order = toOrderDto(row, items);
   return notes.length ? { conflict: notes.join(' '), idempotency_key: key, order } : { order };
+}
+
+const PushedFire = z.object({
+  fire: z.object({ id: z.uuid(), course: z.number().int().min(2).max(5), user_id: z.uuid().nullable(), created_at: Timestamp }),
+});
+const PushedVoid = z.object({
+  void: z.object({
+    id: z.uuid(),
+    item_id: z.uuid(),
+    quantity: z.number().int().min(1).max(999),
+    reason: z.string().trim().min(1).max(200),
+    user_id: z.uuid().nullable(),
+    created_at: Timestamp,
+  }),
+});
+
+/**
+ * A fired course or a void (CONTRACT §17), each an op with its own id. A void is inserted once by
+ * its id (a void made offline counts once) and the line's voided units are the sum of its voids,
+ * never more than the line has: a unit voided on both sides is never charged on either. A course
+ * fires once per order: the first fire a side sees is kept; adopting, the cloud's fire replaces a
+ * different local one, so both sides show the same who and when.
+ */
+async function applyFireOrVoid(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<Order> {
+  const found = await loadOrder(trx, change.entity_id);
+  if (!found || found.row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');
+  const orderId = change.entity_id;
+  if (change.kind === 'order.course_fired') {
+    const { fire: f } = parsePayload(PushedFire, change.payload, 'een gang');
+    const existing = await trx.selectFrom('order_course_fires').select('id').where('order_id', '=', orderId).where('course', '=', f.course).executeTakeFirst();
+    if (existing && existing.id !== f.id && ctx.mode === 'adopt') await trx.deleteFrom('order_course_fires').where('id', '=', existing.id).execute();
+    if (!existing || (existing.id !== f.id && ctx.mode === 'adopt')) {
+      await trx.insertInto('order_course_fires').values({ ...f, tenant_id: change.tenant_id, order_id: orderId }).execute();
+      let q = trx.updateTable('order_items').set({ fired_at: f.created_at }).where('order_id', '=', orderId).where('course', '=', f.course);
+      if (!existing) q = q.where('fired_at', 'is', null);
+      await q.execute();
+      await trx.updateTable('orders').set({ updated_at: change.created_at > found.row.updated_at ? change.created_at : found.row.updated_at }).where('id', '=', orderId).execute();
+    }
+  } else {
+    const { void: v } = parsePayload(PushedVoid, change.payload, 'een annulering');
+    const item = found.items.find((i) => i.id === v.item_id);
+    if (!item) throw new RejectOp('Bestelregel niet gevonden.');
+    if (await insertIfAbsent(trx, 'order_item_voids', { ...v, tenant_id: change.tenant_id, order_id: orderId })) {
+      const sum = Number((await trx.selectFrom('order_item_voids').select((eb) => eb.fn.sum<number>('quantity').as('n')).where('item_id', '=', item.id).executeTakeFirstOrThrow()).n ?? 0);
+      const voided = Math.min(item.quantity, sum);
+      const lineTotal = item.unit_price_cents * (item.quantity - voided);
+      await trx.updateTable('order_items').set({ voided_quantity: voided, total_cents: lineTotal }).where('id', '=', item.id).execute();
+      const total = found.items.reduce((acc, i) => acc + (i.id === item.id ? lineTotal : i.total_cents), 0);
+      await trx.updateTable('orders').set({ total_cents: total, updated_at: change.created_at > found.row.updated_at ? change.created_at : found.row.updated_at }).where('id', '=', orderId).execute();
+    }
+  }
+  const after = (await loadOrder(trx, orderId))!;
+  return toOrderDto(after.row, after.items);
 }
 
 /**
@@ -589,7 +662,7 @@ export const ordersSync: EntityDescriptor[] = [
     merge: 'monotonic-status',
     // Others' effects on an order only go forward (paid by a bill or a payment): echoes may be skipped.
     echo: 'skip-equal',
-    tables: ['orders', 'order_items', 'order_status_history'],
+    tables: ['orders', 'order_items', 'order_status_history', 'order_course_fires', 'order_item_voids'],
     async apply(trx, change, ctx) {
       // From a device: validated like an API request first, and then only the validated payload is used and recorded.
       if (ctx.side === 'cloud' && ctx.mode === 'merge') change = { ...change, payload: await validatePushed(trx, change, ctx) };
@@ -602,6 +675,10 @@ export const ordersSync: EntityDescriptor[] = [
         conflict = r.conflict;
         order = r.order ?? (await snapshot(store, change.entity_id));
         if (r.idempotency_key !== undefined) merged = { idempotency_key: r.idempotency_key };
+      } else if (change.kind === 'order.course_fired' || change.kind === 'order.item_voided') {
+        // Rare ops: the batch's pending orders are written first, then the op works on the rows directly.
+        if (store instanceof OrdersBatch) await store.flush(trx);
+        order = await applyFireOrVoid(trx, change, ctx);
       } else if (change.kind === 'order.status_changed' || change.kind === 'order.paid') {
         const found = await store.get(change.entity_id);
         if (!found || found.row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');

@@ -401,10 +401,13 @@ export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Cl
       const need = new Map<string, number>();
       const add = (ingredient: string, milli: number) => need.set(ingredient, (need.get(ingredient) ?? 0) + milli);
       for (const item of order.items) {
-        for (const l of byProduct.get(item.product_id) ?? []) add(l.product_id, l.quantity_milli * item.quantity);
+        // Voided units were never served: they book nothing (CONTRACT §17).
+        const served = item.quantity - (item.voided_quantity ?? 0);
+        if (served <= 0) continue;
+        for (const l of byProduct.get(item.product_id) ?? []) add(l.product_id, l.quantity_milli * served);
         for (const m of item.modifiers ?? []) {
           const l = optionIngredient.get(m.option_id);
-          if (l) add(l.product_id, l.quantity_milli * m.quantity * item.quantity);
+          if (l) add(l.product_id, l.quantity_milli * m.quantity * served);
         }
       }
       if (need.size === 0) return [];
