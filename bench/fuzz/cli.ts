@@ -43,12 +43,14 @@ try {
     seed,
     requests,
     timeBudgetMs: values['budget-s'] ? Number(values['budget-s']) * 1000 : undefined,
+    onStall: (n, operation, url, body) => console.log(`  request #${n} (${operation} ${url}${body ? ` body ${JSON.stringify(body.slice(0, 200))}` : ''}) unanswered after 10 s`),
     onProgress: (done, r) => console.log(`  ${done} requests, ${r.findings.length} distinct findings so far`),
   });
   const statuses = [...result.byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([s, c]) => `${s}: ${c}`).join(', ');
   console.log(`statuses: ${statuses}`);
   const neverOk = fuzzer.operations.filter((op) => !result.okByOperation.get(op.name)).map((op) => op.name);
   console.log(`operations that never answered 2xx/3xx (${neverOk.length} of ${fuzzer.operations.length}): ${neverOk.join(', ') || '-'}`);
+  console.log(`slowest: ${result.slowest.map((x) => `${x.ms} ms ${x.operation} ${x.url.slice(0, 80)}`).join('; ')}`);
   console.log(formatFindings(result));
   console.log(`(replay: npm run fuzz -- --requests ${requests} --seed ${seed} --db ${values.db} --role ${values.role})`);
   if (result.findings.length) code = 1;

@@ -95,6 +95,8 @@ export interface FuzzResult {
   okByOperation: Map<string, number>;
   byStatus: Map<number, number>;
   findings: Finding[];
+  /** The five slowest requests. */
+  slowest: Array<{ ms: number; operation: string; url: string }>;
 }
 
 export interface FuzzOptions {
@@ -103,6 +105,8 @@ export interface FuzzOptions {
   /** Only these kinds of problem count as findings (default: all). */
   kinds?: Array<Problem['kind']>;
   onProgress?: (done: number, result: FuzzResult) => void;
+  /** Called when a request has not been answered after 10 s. */
+  onStall?: (n: number, operation: string, url: string, body: string | undefined) => void;
   /** Stop after this many ms (the requests done so far are the result). */
   timeBudgetMs?: number;
 }
@@ -361,7 +365,7 @@ export class Fuzzer {
 
   async run(opts: FuzzOptions): Promise<FuzzResult> {
     const started = Date.now();
-    const result: FuzzResult = { seed: opts.seed, requests: 0, ms: 0, byOperation: new Map(), okByOperation: new Map(), byStatus: new Map(), findings: [] };
+    const result: FuzzResult = { seed: opts.seed, requests: 0, ms: 0, byOperation: new Map(), okByOperation: new Map(), byStatus: new Map(), findings: [], slowest: [] };
     const findings = new Map<string, Finding>();
     await this.warmUp();
     for (let n = 0; n < opts.requests; n++) {
@@ -370,7 +374,36 @@ export class Fuzzer {
       // A logout ends the session it is sent with: not one the rest of the run needs.
       if (op.path === '/api/v1/auth/logout' && (identity === 'admin' || identity === 'staff') && inject.headers && 'cookie' in inject.headers)
         inject.headers = { ...inject.headers, ...(await this.target.throwawaySession(identity)) };
-      const res = await this.target.inject(inject);
+      const t0 = Date.now();
+      // A request that hangs is a finding too: say which one while it hangs.
+      const stall = setTimeout(() => opts.onStall?.(n, op.name, String(inject.url), body), 10_000);
+      // No answer within 30 s (a promise that never settles keeps no handle open: without this timer the
+      // process would just end): a finding, and the end of the run, as the app may hold a lock now.
+      let hung: ReturnType<typeof setTimeout> | undefined;
+      const res = await Promise.race([
+        this.target.inject(inject),
+        new Promise<null>((resolve) => (hung = setTimeout(() => resolve(null), 30_000))),
+      ]).finally(() => {
+        clearTimeout(stall);
+        clearTimeout(hung);
+      });
+      if (!res) {
+        const key = `hang ${op.name}`;
+        findings.set(key, {
+          kind: 'server-error',
+          operation: op.name,
+          status: 0,
+          message: 'no answer within 30 s (the run stops here)',
+          count: 1,
+          example: { n, identity, method: op.method, url: String(inject.url).slice(0, 300), headers: {}, body: body?.slice(0, 500), answer: '' },
+        });
+        break;
+      }
+      const took = Date.now() - t0;
+      if (took > (result.slowest[0]?.ms ?? 0) || result.slowest.length < 5) {
+        result.slowest.push({ ms: took, operation: op.name, url: String(inject.url).slice(0, 200) });
+        result.slowest.sort((a, b) => b.ms - a.ms).splice(5);
+      }
       result.requests++;
       result.byOperation.set(op.name, (result.byOperation.get(op.name) ?? 0) + 1);
       result.byStatus.set(res.statusCode, (result.byStatus.get(res.statusCode) ?? 0) + 1);
