@@ -41,8 +41,7 @@ export async function seedPayments(ctx: DemoContext): Promise<void> {
   const publicOrders = createPublicOrdersService({ db, changes, clock, config: runtime.config, tenants, menu, orders, payments, sync });
   const base = (runtime.config.publicBaseUrl ?? demoUrl(runtime.config)).replace(/\/+$/, '');
 
-  const staffActor = { tenantId: tenant.id, userId: admin.id, via: 'pos' as const };
-  const order = async (i: number, outcome: 'paid' | 'failed' | 'open', finish = true) => {
+  const order = async (i: number, outcome: 'paid' | 'failed' | 'open') => {
     const guest = pick(GUESTS);
     const items = [{ product_id: pick(products).id, quantity: 1 + Math.floor(random() * 2) }, { product_id: pick(products).id, quantity: 1 }];
     const key = `demo-web-${i}`;
@@ -54,23 +53,13 @@ export async function seedPayments(ctx: DemoContext): Promise<void> {
       // The bank said no; the guest tries again a minute later (same order, a fresh checkout).
       await payments.simulator.decide(body.checkout_url!.split('/').pop()!, 'failed');
       await payments.handleCallback([body.checkout_url!.split('/').pop()!]);
-      if (outcome === 'failed') {
-        // Nobody paid, nobody cooked: the manager cancels it that evening (the board shows tonight only).
-        clock.advance(30 * 60_000);
-        await orders.setStatus(staffActor, body.order.id, 'cancelled');
-        return;
-      }
+      if (outcome === 'failed') return;
       clock.advance(60_000);
       ({ body } = await publicOrders.placeOrder(tenant.slug, input, undefined, base));
     }
     const sim = body.checkout_url!.split('/').pop()!;
     await payments.simulator.decide(sim, 'paid');
     await payments.handleCallback([sim]);
-    if (outcome === 'paid' && finish) {
-      // Picked up half an hour later: the history ends finished, so only tonight is on the board.
-      clock.advance(30 * 60_000);
-      await orders.setStatus(staffActor, body.order.id, 'completed');
-    }
     return body;
   };
 
@@ -100,7 +89,7 @@ export async function seedPayments(ctx: DemoContext): Promise<void> {
   }
   // Tonight: one guest has paid, one is still at the checkout.
   clock.set(new Date(today.getTime() - 20 * 60_000));
-  if (await order(i++, 'paid', false)) paid += 1;
+  if (await order(i++, 'paid')) paid += 1;
   clock.set(new Date(today.getTime() - 3 * 60_000));
   await order(i++, 'open');
   ctx.counts.web_orders = i;

@@ -75,7 +75,7 @@ describe('the frame every area plugs into (AREAS.md "Shape")', () => {
   it('the areas map their change kinds to socket events; a kind claimed twice is a wiring error', () => {
     expect(Object.keys(MODULE_LIVE_EVENTS).sort()).toEqual(
       [
-        'order.created', 'order.status_changed', 'order.paid',
+        'order.created', 'order.status_changed', 'order.paid', 'order.course_fired', 'order.item_voided',
         'table.status_changed', 'zone.created', 'zone.updated', 'zone.archived', 'table.created', 'table.updated', 'table.archived',
         'reservation.created', 'reservation.updated',
         'shift.clocked_in', 'shift.clocked_out', 'shift.created', 'shift.corrected',
