@@ -109,6 +109,8 @@ describeBrowser('staff app offline (PWA, order queue) in Chromium', () => {
     await page.click('#new-order');
     await page.waitForSelector('#order-panel');
     for (const dish of dishes) {
+      // The menu (and its tabs) may still be loading: wait for the tabs before reading them.
+      await page.waitForSelector('#category-tabs button');
       const tab = await page.locator('#category-tabs button').allTextContents();
       for (const name of tab) {
         await page.click(`#category-tabs button:has-text("${name}")`);
