@@ -40,6 +40,7 @@ import { pathToFileURL } from 'node:url';
 import { io as connect, type Socket } from 'socket.io-client';
 import { startServer, type BenchServer } from './lib/child.js';
 import { machine, percentile, table } from './lib/format.js';
+import { serverTimes } from './lib/server-times.js';
 import { startCloud, sleep } from './lib/sync.js';
 
 export interface FridayOptions {
@@ -91,12 +92,6 @@ export interface FridayResult {
   applianceCpu: number;
   /** 4 KiB write + fdatasync on the temp directory's disk, every 250 ms during the run (ms). */
   fsync: Stats;
-}
-
-interface ServerTimes {
-  times: Record<string, number[]>;
-  loop: { p50: number; p99: number; max: number };
-  cpuShare: number;
 }
 
 const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -372,15 +367,7 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
     fs.rmSync(probeFile, { force: true });
     await Promise.all([...inflight]);
     recording = false;
-    const server = await new Promise<ServerTimes>((resolve) => {
-      const on = (m: ServerTimes & { type?: string }) => {
-        if (m?.type !== 'server-times') return;
-        appliance.child.off('message', on);
-        resolve(m);
-      };
-      appliance.child.on('message', on);
-      appliance.child.send({ type: 'server-times', action: 'get' });
-    });
+    const server = await serverTimes(appliance.child);
     const rssEnd = { appliance: rssOf(appliance.child.pid), cloud: rssOf(cloud.child.pid) };
     clearInterval(sampler);
     // Events still in flight (web orders through sync): up to 10 s.

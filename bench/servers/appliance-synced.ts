@@ -3,11 +3,10 @@
 // long-poll), so web orders placed in the cloud arrive through sync. Once bootstrapped (the cloud's
 // tenant, staff and menu are here) it lays out a floor (BENCH_TABLES tables in one zone) and a stock
 // location, logs the staff user in and reports the cookie and the ids the load generator needs.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../../server/config.js';
 import { createRuntime } from '../../server/runtime.js';
 import { serveUntilStopped } from '../lib/child.js';
+import { recordServerTimes } from '../lib/server-times.js';
 import { assertDurability } from '../lib/seed.js';
 import { benchConfig } from '../lib/tmp.js';
 
@@ -57,42 +56,9 @@ const token = login.cookies.find((c) => c.name === 'ck_token');
 if (!token) throw new Error(`bench: appliance login failed (${login.statusCode}): ${login.body}`);
 await rt.app.listen({ port: 0, host: '127.0.0.1' });
 
-// Server-side time per endpoint (request received → answer finished, on this process's clock) and
-// the event loop's delay: what the appliance itself spends, apart from the load generator's own
-// queueing on a shared machine. IPC {type:'server-times', action:'reset'|'get'} → {type:'server-times', times, loop}.
-const times = new Map<string, number[]>();
-const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-rt.app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-  const t0 = performance.now();
-  res.once('finish', () => {
-    const key = `${req.method} ${(req.url ?? '').split('?')[0]!.replace('/api/v1', '').replace(ID, ':id')}`;
-    const l = times.get(key) ?? [];
-    l.push(performance.now() - t0);
-    times.set(key, l);
-  });
-});
-const loop = monitorEventLoopDelay({ resolution: 10 });
-loop.enable();
-process.on('message', (m: { type?: string; action?: string }) => {
-  if (m?.type !== 'server-times') return;
-  if (m.action === 'reset') {
-    times.clear();
-    loop.reset();
-    cpu0 = process.cpuUsage();
-    at0 = performance.now();
-  } else {
-    const cpu = process.cpuUsage(cpu0);
-    process.send!({
-      type: 'server-times',
-      times: Object.fromEntries(times),
-      // The histogram's samples include its own 10 ms timer interval: the delay is what comes on top.
-      loop: { p50: Math.max(0, loop.percentile(50) / 1e6 - 10), p99: Math.max(0, loop.percentile(99) / 1e6 - 10), max: Math.max(0, loop.max / 1e6 - 10) },
-      cpuShare: (cpu.user + cpu.system) / 1000 / (performance.now() - at0),
-    });
-  }
-});
-let cpu0 = process.cpuUsage();
-let at0 = performance.now();
+// Server-side time per endpoint and the event loop's delay: what the appliance itself spends, apart
+// from the load generator's own queueing on a shared machine (bench/lib/server-times.ts).
+recordServerTimes(rt.app.server);
 const addr = rt.app.server.address();
 if (!addr || typeof addr === 'string') throw new Error('no address');
 serveUntilStopped(
