@@ -9,10 +9,13 @@ import { ALLERGENS, allergenMark, allergenName, allergenOther, euro, lang, longD
 const html = htm.bind(h);
 const API = '/api/v1';
 
-/** The page from the path: /g/:slug/, /g/:slug/bestelling/:id, /g/:slug/betaling/:id, /g/:slug/tafel/:public_code, /g/:slug/reserveren. */
+/**
+ * The page from the path: /g/:slug/ (the menu; `?tafel=:public_code` orders at that table),
+ * /g/:slug/bestelling/:id, /g/:slug/betaling/:id, /g/:slug/tafel/:public_code, /g/:slug/reserveren.
+ */
 function route() {
   const parts = location.pathname.split('/').filter(Boolean).map(decodeURIComponent); // ['g', slug, page?, arg?]
-  return { slug: parts[1] ?? '', page: parts[2] ?? '', arg: parts[3] ?? '' };
+  return { slug: parts[1] ?? '', page: parts[2] ?? '', arg: parts[3] ?? '', tafel: new URLSearchParams(location.search).get('tafel') ?? '' };
 }
 /** @param {string} path */
 export function go(path) {
@@ -244,7 +247,11 @@ function AllergenFilter({ exclude, setExclude }) {
 }
 
 // ─── Menu, basket and checkout ────────────────────────────────────────────────────────────────
-function MenuPage({ slug }) {
+/**
+ * `tafel`: the table's public code when the guest came from its QR code (the table's bill links here
+ * with it): the order goes to that table, named on the page, without typing anything (CONTRACT §11).
+ */
+function MenuPage({ slug, tafel = '' }) {
   const [menu, setMenu] = useState(null);
   const [error, setError] = useState('');
   /** Basket lines: a dish with its chosen options (the same dish with other options is another line). */
@@ -253,7 +260,13 @@ function MenuPage({ slug }) {
   const [sheetFor, setSheetFor] = useState(/** @type {any} */ (null));
   /** Every dish seen (also those a filter hides now), so the basket keeps its names and prices. */
   const known = useRef(/** @type {Map<string, any>} */ (new Map())).current;
-  const [type, setType] = useState('pickup');
+  const [type, setType] = useState(tafel ? 'table' : 'pickup');
+  /** The table the code names (null: none, or the code opens nothing: then the guest types a code). */
+  const [atTable, setAtTable] = useState(/** @type {string | null} */ (null));
+  useEffect(() => {
+    if (!tafel) return;
+    api('GET', `/public/tafel/${encodeURIComponent(slug)}/${encodeURIComponent(tafel)}`).then((b) => setAtTable(b.table.name), () => setAtTable(null));
+  }, [slug, tafel]);
   const [sending, setSending] = useState(false);
   const [key, setKey] = useState(newKey());
   const [fieldErrors, setFieldErrors] = useState(/** @type {Record<string, string>} */ ({}));
@@ -362,7 +375,11 @@ function MenuPage({ slug }) {
           <label>${t('phone')}<input name="phone" type="tel" required autocomplete="tel" ...${fe('customer.phone')} /><${FieldErr} id="err-customer.phone" text=${fieldErrors['customer.phone']} /></label>
           <label>${t('email')}<input name="email" type="email" autocomplete="email" ...${fe('customer.email')} /><${FieldErr} id="err-customer.email" text=${fieldErrors['customer.email']} /></label>
           ${type === 'delivery' ? html`<label>${t('address')}<input name="address" required minlength="5" autocomplete="street-address" ...${fe('delivery_address')} /><${FieldErr} id="err-delivery_address" text=${fieldErrors.delivery_address} /></label>` : null}
-          ${type === 'table' ? html`<label>${t('table_name')}<input name="table" required ...${fe('table')} /><${FieldErr} id="err-table" text=${fieldErrors.table} /></label>` : null}
+          ${type === 'table' && atTable !== null
+            ? html`<p id="order-table"><strong>${tf('at_table', { name: atTable })}</strong><input type="hidden" name="table" value=${tafel} /></p><${FieldErr} id="err-table" text=${fieldErrors.table} />`
+            : type === 'table'
+              ? html`<label>${t('table_name')}<input name="table" required autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="60" ...${fe('table')} /><small class="muted">${t('table_code_hint')}</small><${FieldErr} id="err-table" text=${fieldErrors.table} /></label>`
+              : null}
           <label>${t('notes')}<input name="notes" maxlength="400" ...${fe('notes')} /><${FieldErr} id="err-notes" text=${fieldErrors.notes} /></label>
           <${Err} text=${error} />
           <button type="submit" class="primary" id="order-submit" disabled=${sending || lines.length === 0}>${sending ? t('sending') : type === 'table' ? t('place_order') : `${t('checkout')} (${euro(total)})`}</button>
@@ -432,6 +449,8 @@ function TablePage({ slug, table }) {
     document.title = `${t('bill')}${bill ? ` · ${t('table').toLowerCase()} ${bill.table.name}` : ''}`;
   }, [bill?.table?.name]);
   if (!bill) return html`<main class="page"><${Err} text=${error} /><p class="loading">…</p></main>`;
+  // Ordering at this table: the menu with this table's code (never its name).
+  const orderHere = `/g/${encodeURIComponent(slug)}/?tafel=${encodeURIComponent(table)}`;
   const cents = part ? Math.round(Number(amount.replace(',', '.')) * 100) : bill.open_cents;
   const tipCents = Math.round((cents * tip) / 100);
   const pay = async (e) => {
@@ -454,6 +473,7 @@ function TablePage({ slug, table }) {
     <p class="total">${t('total')} <strong>${euro(bill.total_cents)}</strong></p>
     ${bill.paid_cents ? html`<p>${t('already_paid')} <strong>${euro(bill.paid_cents)}</strong></p>` : null}
     <p class="total">${t('open')} <strong id="table-open">${euro(bill.open_cents)}</strong></p>
+    <p class="links"><a id="order-here" href=${orderHere} onClick=${(e) => { e.preventDefault(); go(orderHere); }}>${t('order_here')}</a></p>
     ${bill.open_cents === 0
       ? html`<p class="ok" id="nothing-open">${t('nothing_open')}</p>`
       : html`<form class="checkout" id="table-pay" onSubmit=${pay}>
@@ -555,7 +575,7 @@ function App() {
     : r.page === 'betaling' ? html`<${PaymentPage} slug=${r.slug} id=${r.arg} />`
     : r.page === 'tafel' ? html`<${TablePage} slug=${r.slug} table=${r.arg} />`
     : r.page === 'reserveren' ? html`<${BookPage} slug=${r.slug} />`
-    : html`<${MenuPage} slug=${r.slug} />`;
+    : html`<${MenuPage} slug=${r.slug} tafel=${r.tafel} />`;
   return html`<div class="guest">
     <header class="bar"><a href=${`/g/${encodeURIComponent(r.slug)}/`} onClick=${(e) => { e.preventDefault(); go(`/g/${encodeURIComponent(r.slug)}/`); }}>${t('menu')}</a>
       <button type="button" id="lang" lang=${lang === 'nl' ? 'en' : 'nl'} onClick=${() => { toggleLang(); setLangTick((n) => n + 1); }}>${t('language')}</button></header>

@@ -3,7 +3,7 @@
 const NL = {
   menu: 'Menu', basket: 'Mandje', empty_basket: 'Je mandje is nog leeg.', add: 'Toevoegen', unavailable: 'Niet beschikbaar',
   order_type: 'Hoe wil je het ontvangen?', pickup: 'Afhalen', delivery: 'Bezorgen', table: 'Aan tafel',
-  name: 'Naam', phone: 'Telefoonnummer', email: 'E-mail (optioneel)', address: 'Bezorgadres', table_name: 'Tafelnummer', notes: 'Opmerking (optioneel)',
+  name: 'Naam', phone: 'Telefoonnummer', email: 'E-mail (optioneel)', address: 'Bezorgadres', table_name: 'Tafelcode', table_code_hint: 'De code staat bij de QR-code op je tafel; scan die om aan tafel te bestellen.', order_here: 'Bestellen aan deze tafel', at_table: 'Aan tafel {name}', notes: 'Opmerking (optioneel)',
   checkout: 'Bestellen en betalen', place_order: 'Bestelling plaatsen', sending: 'Bezig…', total: 'Totaal',
   paused_title: 'Online bestellen is even niet mogelijk',
   paused: 'Het restaurant neemt op dit moment geen online bestellingen aan. Probeer het later opnieuw of bel het restaurant.',
@@ -29,7 +29,7 @@ const NL = {
 const EN = {
   menu: 'Menu', basket: 'Basket', empty_basket: 'Your basket is empty.', add: 'Add', unavailable: 'Not available',
   order_type: 'How would you like it?', pickup: 'Pick up', delivery: 'Delivery', table: 'At my table',
-  name: 'Name', phone: 'Phone number', email: 'E-mail (optional)', address: 'Delivery address', table_name: 'Table number', notes: 'Note (optional)',
+  name: 'Name', phone: 'Phone number', email: 'E-mail (optional)', address: 'Delivery address', table_name: 'Table code', table_code_hint: 'The code is with the QR code on your table; scan it to order at your table.', order_here: 'Order at this table', at_table: 'At table {name}', notes: 'Note (optional)',
   checkout: 'Order and pay', place_order: 'Place order', sending: 'Sending…', total: 'Total',
   paused_title: 'Online ordering is paused',
   paused: 'The restaurant is not taking online orders right now. Please try again later or call the restaurant.',

@@ -208,6 +208,12 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     responses: {
       200: CREATED_ORDER,
       201: CREATED_ORDER,
+      // type 'table' takes the table's public_code (as in its QR code), not its name (CONTRACT §11).
+      400: {
+        error: "Ongeldige invoer: 'table' is geen tafel van dit restaurant.",
+        code: 'VALIDATION',
+        details: [{ field: 'table', error: "'table' is geen tafel van dit restaurant." }],
+      },
       404: notFound('Restaurant'),
       409: {
         error: 'Dit restaurant neemt op dit moment geen online bestellingen aan. Probeer het later opnieuw of bel het restaurant.',

@@ -162,6 +162,31 @@ describeBrowser('guest pages on a phone in Chromium', () => {
     await page.waitForSelector('#table-page');
     await expect.poll(() => page.textContent('#table-open')).toMatch(/22,00/);
     await shot(page, 'guest-4-table');
+
+    // Ordering at the table from its bill: the menu carries the code, names the table, asks for no number.
+    await page.click('#order-here');
+    await page.waitForSelector('#order-table');
+    expect(new URL(page.url()).search).toBe(`?tafel=${five.public_code}`);
+    expect(await page.textContent('#order-table')).toBe('Aan tafel 5');
+    expect(await page.locator('#checkout input[name="table"]').getAttribute('type')).toBe('hidden');
+    await page.click('[data-dish="Erwtensoep"] .add');
+    await page.fill('#checkout input[name="name"]', 'Anna de Wit');
+    await page.fill('#checkout input[name="phone"]', '06 87654321');
+    await shot(page, 'guest-4b-order-at-table');
+    await page.click('#order-submit');
+    await page.waitForURL(/\/g\/[^/]+\/bestelling\//, { timeout: 10_000 });
+    const atTable = await rt.services.orders.get(tenantId, page.url().split('/').pop()!);
+    expect(atTable).toMatchObject({ table_id: ids.table, notes: '[Aan tafel 5]', total_cents: 750 });
+    // Without the code (the menu opened directly) the guest is asked for the code, and a name is refused.
+    await page.goto(`${base}/g/${slug}/`);
+    await page.click('[data-dish="Erwtensoep"] .add');
+    await page.click('input[name="type"][value="table"]');
+    await page.fill('#checkout input[name="name"]', 'Anna de Wit');
+    await page.fill('#checkout input[name="phone"]', '06 87654321');
+    await page.fill('#checkout input[name="table"]', '5');
+    await page.click('#order-submit');
+    await expect.poll(() => page.textContent('#err-table'), { timeout: 10_000 }).toBe('Tafelcode is geen tafel van dit restaurant.');
+    await shot(page, 'guest-4c-table-name-refused');
   }, 60_000);
 
   it('books a table, and staff see the booking in their list', async () => {

@@ -76,7 +76,7 @@ export const PublicOrderBody = z
       })
       .strict(),
     type: z.enum(ORDER_TYPES),
-    table: z.string().trim().min(1).max(60).optional().meta({ description: "The table's name; required for type 'table'." }),
+    table: z.string().trim().min(1).max(60).optional().meta({ description: "The table's public_code (16 characters, in its QR code and pay-at-table link; CONTRACT §11); its name only while the restaurant has tafel_by_name on. Required for type 'table'; the order's notes and public order name the table by its name." }),
     delivery_address: z.string().trim().min(5).max(300).optional().meta({ description: "Required for type 'delivery'." }),
     notes: z.string().trim().max(400).optional(),
     idempotency_key: IdempotencyKey.optional(),

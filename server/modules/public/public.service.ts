@@ -25,9 +25,12 @@ export interface TableBills {
 
 const TYPE_LABEL: Record<PublicOrderInput['type'], string> = { pickup: 'Afhalen', delivery: 'Bezorgen', table: 'Aan tafel' };
 
-/** The order's notes as the kitchen sees them: how it leaves the kitchen first, then the guest's note. */
-function kitchenNotes(input: PublicOrderInput): string {
-  const head = input.type === 'delivery' ? `Bezorgen: ${input.delivery_address}` : input.type === 'table' ? `Aan tafel ${input.table}` : TYPE_LABEL.pickup;
+/**
+ * The order's notes as the kitchen sees them: how it leaves the kitchen first, then the guest's note.
+ * A table order names the table by its name (`tableName`), never by the code the guest sent.
+ */
+function kitchenNotes(input: PublicOrderInput, tableName: string | null): string {
+  const head = input.type === 'delivery' ? `Bezorgen: ${input.delivery_address}` : input.type === 'table' ? `Aan tafel ${tableName}` : TYPE_LABEL.pickup;
   return input.notes ? `[${head}] ${input.notes}` : `[${head}]`;
 }
 
@@ -155,12 +158,13 @@ export function createPublicOrdersService(deps: {
       const intake = await intakeOf(t.id);
       if (!intake.accepting) throw conflict(PAUSED_MESSAGE);
       const phone = e164OrThrow(input.customer.phone, 'customer.phone');
-      let tableId: string | undefined;
+      let table: { id: string; name: string } | null = null;
       if (input.type === 'table') {
         if (!tables) throw invalidField('type', "'table' is bij dit restaurant niet mogelijk.");
         try {
-          // The guest types the table's name here (or its code): placing an order shows no bill.
-          tableId = (await tables.billForTable(t.id, input.table!, { byName: true })).table.id;
+          // The table's public_code (from its QR code, CONTRACT §11): a name is as guessable here as on
+          // the bill (anyone could put orders on any table), so it counts only while tafel_by_name is on.
+          table = (await tables.billForTable(t.id, input.table!, await byName(t.id))).table;
         } catch (err) {
           if (isAppError(err) && err.code === 'NOT_FOUND') throw invalidField('table', 'is geen tafel van dit restaurant.');
           throw err;
@@ -169,7 +173,7 @@ export function createPublicOrdersService(deps: {
       const actor: Actor & { via: 'web' } = { tenantId: t.id, userId: null, via: 'web' };
       const { order, created } = await orders.create(
         actor,
-        { items: input.items, notes: kitchenNotes(input), customer: { name: input.customer.name, phone }, ...(tableId ? { table_id: tableId } : {}) },
+        { items: input.items, notes: kitchenNotes(input, table?.name ?? null), customer: { name: input.customer.name, phone }, ...(table ? { table_id: table.id } : {}) },
         key ? `web:${key}` : undefined,
       );
       const paymentRequired = input.type !== 'table';
@@ -178,7 +182,7 @@ export function createPublicOrdersService(deps: {
         tenant_id: t.id,
         type: input.type,
         customer_email: input.customer.email ?? null,
-        table_name: input.type === 'table' ? input.table! : null,
+        table_name: table?.name ?? null,
         delivery_address: input.type === 'delivery' ? input.delivery_address! : null,
         payment_required: paymentRequired ? 1 : 0,
         appliance_silent_since: intake.silentSince,

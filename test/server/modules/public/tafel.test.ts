@@ -253,15 +253,64 @@ describe('pay-at-table: POST /public/tafel/:slug/:tafel/pay', () => {
   });
 });
 
-describe('a public order to a table', () => {
-  it('goes on the table’s bill, is paid at the table (no checkout); an unknown table is refused', async () => {
+describe('a public order to a table (issue 28 point 4: by the table’s code, like its bill)', () => {
+  const tableOrder = (w: PayWorld, table: string, key?: string) =>
+    publicOrder(w, { type: 'table', table, items: [{ product_id: w.menu.cola.id, quantity: 2 }], ...(key ? { idempotency_key: key } : {}) });
+  const refused = { field: 'table', error: "'table' is geen tafel van dit restaurant." };
+
+  it('by the table’s public code (any case): on the table’s bill, paid at the table (no checkout); the kitchen and the public order see the table’s name, never the code', async () => {
     const { w, t1 } = await tableWorld();
-    const res = await publicOrder(w, { type: 'table', table: 'T1', items: [{ product_id: w.menu.cola.id, quantity: 2 }] });
+    const res = await tableOrder(w, code(w, 'T1').toUpperCase());
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ checkout_url: null, payment_id: null, order: { table_id: t1.id, notes: '[Aan tafel T1]' } });
     expect((await bill(w)).open_cents).toBe(2540 + 600);
-    const bad = await publicOrder(w, { type: 'table', table: 'T9' });
-    expect(bad.statusCode).toBe(400);
-    expect(bad.json().details).toEqual([{ field: 'table', error: "'table' is geen tafel van dit restaurant." }]);
+    const row = await w.t.handle.db.selectFrom('public_orders').select(['type', 'table_name']).where('id', '=', res.json().order.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ type: 'table', table_name: 'T1' });
+    const ofOrder = (await w.t.changes.readSince(w.r.id, 0, 10_000)).filter((c) => c.entity_id === res.json().order.id);
+    expect(ofOrder.map((c) => c.kind).sort()).toEqual(['order.created', 'public_order.created']);
+    expect(JSON.stringify(ofOrder)).not.toContain(code(w, 'T1'));
+  });
+
+  it('guessing a table’s name (any case) is refused with the same Dutch error as an unknown table, and creates nothing', async () => {
+    const { w } = await tableWorld();
+    const before = await countRows(w.t, 'orders', w.r.id);
+    for (const guess of ['T1', 't1', 'T2', 'T9']) {
+      const res = await tableOrder(w, guess);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ code: 'VALIDATION', error: expect.stringMatching(/^Ongeldige invoer: /), details: [refused] });
+    }
+    expect(await countRows(w.t, 'orders', w.r.id)).toBe(before);
+    expect(await countRows(w.t, 'public_orders', w.r.id)).toBe(0);
+    expect((await bill(w)).open_cents).toBe(2540);
+  });
+
+  it('a renewed code: the old one takes no order any more, the new one does', async () => {
+    const { w, t1 } = await tableWorld();
+    const old = code(w, 'T1');
+    expect((await tableOrder(w, old)).statusCode).toBe(201);
+    const fresh = (await w.t.req({ method: 'POST', url: `/api/v1/floorplan/tables/${t1.id}/new-code`, cookie: w.admin })).json().public_code as string;
+    const stale = await tableOrder(w, old);
+    expect(stale.statusCode).toBe(400);
+    expect(stale.json().details).toEqual([refused]);
+    expect(await countRows(w.t, 'public_orders', w.r.id)).toBe(1);
+    const now = await tableOrder(w, fresh);
+    expect(now.statusCode).toBe(201);
+    expect(now.json().order.table_id).toBe(t1.id);
+    expect((await w.t.req({ method: 'GET', url: `/api/v1/public/tafel/${w.r.slug}/${fresh}` })).json().open_cents).toBe(2540 + 1200);
+  });
+
+  it('by name only while the restaurant has tafel_by_name on (and not once it is off again)', async () => {
+    const { w, t1 } = await tableWorld();
+    const setByName = async (on: boolean) => expect((await w.t.req({ method: 'PATCH', url: '/api/v1/settings', cookie: w.admin, payload: { tafel_by_name: on } })).statusCode).toBe(200);
+    await setByName(true);
+    const res = await tableOrder(w, 't1');
+    expect(res.statusCode).toBe(201);
+    expect(res.json().order).toMatchObject({ table_id: t1.id, notes: '[Aan tafel T1]' });
+    expect((await tableOrder(w, 'T9')).json().details).toEqual([refused]);
+    await setByName(false);
+    const again = await tableOrder(w, 'T1');
+    expect(again.statusCode).toBe(400);
+    expect(again.json().details).toEqual([refused]);
+    expect(await countRows(w.t, 'public_orders', w.r.id)).toBe(1);
   });
 });
