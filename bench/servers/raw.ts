@@ -91,6 +91,7 @@ const createOrder = conn.transaction((body: Body, userId: string) => {
       course: 1,
       voided_quantity: 0,
       fired_at: now,
+      vat_rate: 9,
     };
   });
   const n = q.counter.get(tenantId, 'K', day)!.last;
@@ -113,6 +114,8 @@ const createOrder = conn.transaction((body: Body, userId: string) => {
     created_by: userId,
     created_at: now,
     updated_at: now,
+    discount_cents: 0,
+    customer_id: null,
   };
   q.order.run(row);
   for (const i of items) q.item.run(i);

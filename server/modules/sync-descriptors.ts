@@ -53,6 +53,10 @@ export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {
   ...PAYMENTS_LOCAL_ONLY,
   loyalty_accounts: 'derived: what each holder (the pool, an appliance) may spend per customer, maintained with every loyalty ledger row on each node and rebuildable from the replicated ledger (docs/loyalty.md)',
   upload_blobs: "the cloud's copy of uploaded photos' bytes (issue 28 point 16), which every cloud node reads; photos never sync (an appliance keeps its own on its disk, the entry's photo_type/photo_bytes say one exists)",
+  // The till (issue 25, migration 0025): written from the till's steps on; they join the order entity's sync with step 5 (docs/till.md).
+  order_payments: 'the till (issue 25): payments on orders without a table; not written yet by this release, replicated from the till step that writes them',
+  order_discounts: 'the till (issue 25): discounts; not written yet by this release, replicated from the till step that writes them',
+  receipts: 'the till (issue 25): receipt numbers; not written yet by this release, replicated from the till step that writes them',
   floor_table_status: "the table status last announced to this node's tablets: each node derives statuses from its own bills, orders and reservations and announces its own changes",
 };
 

@@ -44,6 +44,7 @@ const ORDER = {
       voided_quantity: 0,
       held: false,
       fired_at: '2026-11-27T14:48:13.725Z',
+      vat_rate: 9,
     },
   ],
   total_cents: 1900,

@@ -83,7 +83,18 @@ export interface BillPaymentsTable {
   order_id: string | null;
   created_by: string | null;
   created_at: string;
+  /** (0025) contant, pin, creditcard, cadeaubon, overig, online (CONTRACT §19). */
+  method: PaymentMethod;
+  /** (0025) cash handed over (contant only), else null. */
+  received_cents: number | null;
+  /** (0025) cash given back. */
+  change_cents: number;
+  /** (0025) JSON `[{order_id, item_id, quantity, amount_cents}]`: the lines paid when split by dish; `[]` otherwise. */
+  items: string;
 }
+
+/** (0025) How a payment was made (CONTRACT §19); `online` is set by pay-at-table and web payments. */
+export type PaymentMethod = 'contant' | 'pin' | 'creditcard' | 'cadeaubon' | 'overig' | 'online';
 
 /** The floor tables by name, as composed into `Database`. */
 export interface FloorTables {

@@ -12,6 +12,8 @@ export interface CategoriesTable {
   created_at: string;
   updated_at: string;
   archived_at: string | null;
+  /** (0025) the VAT rate of its products that have none; null: the setting default_vat_rate (CONTRACT §19). */
+  vat_rate: number | null;
 }
 
 export interface ProductsTable {

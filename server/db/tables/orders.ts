@@ -25,6 +25,10 @@ export interface OrdersTable {
   created_by: string | null;
   created_at: string;
   updated_at: string;
+  /** (0025) the sum of the order's discounts; `total_cents` is after them. */
+  discount_cents: number;
+  /** (0025) the loyalty customer attached at the till; null: none (or only a phone). */
+  customer_id: string | null;
 }
 
 export interface OrderItemsTable {
@@ -50,6 +54,8 @@ export interface OrderItemsTable {
   voided_quantity: number;
   /** (0022) when the line went to the kitchen; null for a held later course. */
   fired_at: string | null;
+  /** (0025) the VAT rate (percent) the line was sold at. */
+  vat_rate: number;
 }
 
 /** (0022) A later course sent to the kitchen; one per order and course. */
@@ -71,6 +77,56 @@ export interface OrderItemVoidsTable {
   quantity: number;
   reason: string;
   user_id: string | null;
+  created_at: string;
+}
+
+/** (0025) A payment at the till on an order without a table (CONTRACT §19); a ledger. */
+export interface OrderPaymentsTable {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  amount_cents: number;
+  tip_cents: number;
+  method: 'contant' | 'pin' | 'creditcard' | 'cadeaubon' | 'overig' | 'online';
+  received_cents: number | null;
+  change_cents: number;
+  /** JSON `[{order_id, item_id, quantity, amount_cents}]`, `[]` when not split by dish. */
+  items: string;
+  created_by: string | null;
+  created_at: string;
+}
+
+/** (0025) A discount on an order or one of its lines (CONTRACT §19); a ledger. */
+export interface OrderDiscountsTable {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  item_id: string | null;
+  kind: 'percent' | 'amount' | 'comp' | 'points';
+  /** percent: 1..100; amount: cents; points: the points; comp: null. */
+  value: number | null;
+  /** What it took off when given. */
+  amount_cents: number;
+  points: number | null;
+  customer_id: string | null;
+  loyalty_transaction_id: string | null;
+  reason: string;
+  user_id: string | null;
+  created_at: string;
+}
+
+/** (0025) A receipt: one per bill or order paid in full, gapless per restaurant and series (the year). */
+export interface ReceiptsTable {
+  id: string;
+  tenant_id: string;
+  series: string;
+  seq: number;
+  /** e.g. 2026-000123 */
+  number: string;
+  bill_id: string | null;
+  order_id: string | null;
+  total_cents: number;
+  paid_at: string;
   created_at: string;
 }
 
@@ -100,4 +156,7 @@ export interface OrdersTables {
   order_counters: OrderCountersTable;
   order_course_fires: OrderCourseFiresTable;
   order_item_voids: OrderItemVoidsTable;
+  order_payments: OrderPaymentsTable;
+  order_discounts: OrderDiscountsTable;
+  receipts: ReceiptsTable;
 }

@@ -9,6 +9,7 @@ import { floorRepository as repo, type BillRow, type PaymentRow, type RoundRow, 
 import { euro, floorId, settledReason } from './floor.rules.js';
 import type { Bill, BillPayment, BillPaymentInput } from './floor.schemas.js';
 import { refresh } from './floor.status.js';
+import { legacyMethod, type PaymentMethod } from '../till/till.rules.js';
 
 /**
  * Bills (docs/floor.md, "Bills"): a table's open bill gets a round per order, takes payments
@@ -27,6 +28,8 @@ export interface BillPaymentRequest {
   /** The provider's payment id: a repeat with the same id records nothing twice. */
   payment_id?: string | null;
   source?: 'pay_at_table' | 'staff';
+  /** How it was paid (CONTRACT §19); default `online` for pay-at-table, `overig` for staff. */
+  method?: PaymentMethod;
   userId?: string | null;
   /**
    * When this payment closes the bill, its unpaid orders are marked paid in the same transaction
@@ -173,7 +176,7 @@ export async function payOrderShare(ctx: FloorContext, w: Writer, actor: Actor, 
   const amount = Math.min(order.total_cents, fam.figures.open_cents);
   const id = floorId('bill-payment-order', order.id);
   if (amount > 0 && !(await repo.findPayment(w.trx, id))) {
-    const payment: PaymentRow = { id, tenant_id: tenantId, bill_id: root.id, amount_cents: amount, tip_cents: 0, source: 'order', payment_id: null, order_id: order.id, created_by: actor.userId, created_at: w.now };
+    const payment: PaymentRow = { id, tenant_id: tenantId, bill_id: root.id, amount_cents: amount, tip_cents: 0, source: 'order', payment_id: null, order_id: order.id, created_by: actor.userId, created_at: w.now, method: 'overig', received_cents: null, change_cents: 0, items: '[]' };
     await repo.insertPayment(w.trx, payment);
     await w.record(billChange(root.id, 'bill.payment_recorded', { payment: strip(payment) }));
   }
@@ -254,6 +257,10 @@ export function createFloorBills(ctx: FloorContext) {
       order_id: null,
       created_by: input.userId ?? null,
       created_at: w.now,
+      method: input.method ?? legacyMethod(input.source ?? 'pay_at_table'),
+      received_cents: null,
+      change_cents: 0,
+      items: '[]',
     };
     await repo.insertPayment(w.trx, payment);
     await w.record(billChange(root.id, 'bill.payment_recorded', { payment: strip(payment) }));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PAYMENT_METHODS } from '../till/till.rules.js';
 import { Order } from '../orders/orders.schemas.js';
 import '../../shared/validation.js';
 import { PUBLIC_CODE_PATTERN } from './floor.rules.js';
@@ -204,4 +205,9 @@ export const PaymentRow = z.object({
   order_id: z.uuid().nullable(),
   created_by: z.uuid().nullable(),
   created_at: IsoTs,
+  // (0025) Optional: a node one release behind sends payments without them (legacyMethod).
+  method: z.enum(PAYMENT_METHODS).optional(),
+  received_cents: z.number().int().min(0).max(100_000_000).nullable().optional(),
+  change_cents: z.number().int().min(0).max(100_000_000).optional(),
+  items: z.string().max(100_000).optional(),
 });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { legacyMethod } from '../till/till.rules.js';
 import type { Db, Tx } from '../../db/connection.js';
 import type { BillPaymentsTable, BillRoundsTable, BillsTable, FloorTablesTable, FloorZonesTable } from '../../db/database.js';
 import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
@@ -34,6 +35,15 @@ const StatusPayload = z.object({ table_id: z.uuid(), status: TableStatus });
 const BillPayload = z.object({ bill: BillRow });
 const RoundPayload = z.object({ round: RoundRow });
 const PaymentPayload = z.object({ payment: PaymentRow });
+/** A payment as it arrived, with the till's fields (0025) filled in for a node one release behind. */
+const paymentRow = (p: z.infer<typeof PaymentRow>, tenantId: string): BillPaymentsTable => ({
+  ...p,
+  tenant_id: tenantId,
+  method: p.method ?? legacyMethod(p.source),
+  received_cents: p.received_cents ?? null,
+  change_cents: p.change_cents ?? 0,
+  items: p.items ?? '[]',
+});
 const BillSnapshot = z.object({ bill: BillRow, rounds: z.array(RoundRow).max(1000), payments: z.array(PaymentRow).max(1000) });
 
 const OTHER_TENANT = 'Dit onderdeel van de plattegrond hoort bij een ander restaurant.';
@@ -576,7 +586,7 @@ const billDescriptor: EntityDescriptor = {
           if (p.payment.amount_cents < 1) throw new RejectOp('Een betaling is minstens 1 cent.');
           closed = bill.status === 'closed';
         }
-        await store.addPayment({ ...p.payment, tenant_id: tenantId });
+        await store.addPayment(paymentRow(p.payment, tenantId));
         if (closed) return { conflict: 'Betaling ontvangen voor een rekening die al gesloten was; controleer de rekening.' };
         return;
       }
@@ -606,7 +616,7 @@ const billDescriptor: EntityDescriptor = {
         const p = parsePayload(BillSnapshot, change.payload, 'een rekening');
         await adoptBill(store, tenantId, billRow(p.bill, tenantId));
         for (const r of p.rounds) await store.addRound({ ...r, tenant_id: tenantId });
-        for (const pay of p.payments) await store.addPayment({ ...pay, tenant_id: tenantId });
+        for (const pay of p.payments) await store.addPayment(paymentRow(pay, tenantId));
         return;
       }
       default:

@@ -218,7 +218,7 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
 
     async createCategory(tenantId: string, input: { name: string; position?: number; course?: number; station?: string }): Promise<Category> {
       return changes.write(tenantId, async (w) => {
-        const row: CategoryRow = { id: newId(), tenant_id: tenantId, name: input.name, position: input.position ?? 0, course: input.course ?? null, station: input.station ?? null, created_at: w.now, updated_at: w.now, archived_at: null };
+        const row: CategoryRow = { id: newId(), tenant_id: tenantId, name: input.name, position: input.position ?? 0, course: input.course ?? null, station: input.station ?? null, vat_rate: null, created_at: w.now, updated_at: w.now, archived_at: null };
         await menuRepository.insertCategory(w.trx, row);
         await w.record(categoryChange(row, 'category.created'));
         return toCategoryDto(row);
@@ -263,6 +263,11 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
     /** Each live category's default course (null: 1), for new order lines. */
     async categoryCourses(exec: Executor, tenantId: string): Promise<Map<string, number | null>> {
       return new Map((await menuRepository.listCategories(exec, tenantId, true)).map((c) => [c.id, c.archived_at ? null : c.course]));
+    },
+
+    /** The VAT rate of each category (null: none set), for the rate an order line is sold at (CONTRACT §19). */
+    async categoryVatRates(exec: Executor, tenantId: string): Promise<Map<string, number | null>> {
+      return new Map((await menuRepository.listCategories(exec, tenantId, true)).map((c) => [c.id, c.vat_rate ?? null]));
     },
 
     /** Live modifier groups by id, as the menus show them (for pricing and checking an order's options). */

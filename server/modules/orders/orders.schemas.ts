@@ -42,6 +42,7 @@ export const OrderItem = z
     voided_quantity: z.number().int().meta({ description: 'units taken off by voids; total_cents = unit_price_cents × (quantity − voided_quantity)' }),
     held: z.boolean().meta({ description: 'a later course waiting to be fired (POST /orders/:id/fire)' }),
     fired_at: z.string().nullable().meta({ description: 'when the line went to the kitchen; null while held' }),
+    vat_rate: z.number().int().meta({ description: 'the VAT rate (percent) the line was sold at: the product’s, else its category’s, else the restaurant’s default_vat_rate (CONTRACT §19)' }),
   })
   .meta({ id: 'OrderItem' });
 export type OrderItem = z.infer<typeof OrderItem>;

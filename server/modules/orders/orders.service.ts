@@ -52,6 +52,7 @@ export function toOrderDto(row: OrderRow, items: OrderItemRow[]): Order {
       voided_quantity: i.voided_quantity ?? 0,
       held: (i.course ?? 1) > 1 && !i.fired_at,
       fired_at: i.fired_at ?? null,
+      vat_rate: i.vat_rate ?? 9,
     })),
     total_cents: row.total_cents,
     payment_status: row.payment_status,
@@ -257,7 +258,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         const repeat = await repeatOf(actor.tenantId, key, hash);
         if (repeat) return { order: repeat, created: false };
       }
-      const { timezone } = await tenants.cachedSettings(actor.tenantId);
+      const { timezone, default_vat_rate: defaultVat } = await tenants.cachedSettings(actor.tenantId);
       try {
         const order = await changes.write(actor.tenantId, async (w) => {
           const products = await menu.productsForOrder(w.trx, actor.tenantId, [...new Set(input.items.map((i) => i.product_id))]);
@@ -270,10 +271,11 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
           });
           if (details.length) throw new AppError('VALIDATION', `Ongeldige invoer: ${details[0]!.error.replace(/\.$/, '')}.`, { details });
           const live = [...byId.values()];
-          const [groups, dishAllergens, categoryCourses] = await Promise.all([
+          const [groups, dishAllergens, categoryCourses, categoryVat] = await Promise.all([
             menu.liveGroups(w.trx, actor.tenantId, live.flatMap((p) => groupIdsOf(p))),
             menu.dishAllergens(w.trx, actor.tenantId, live),
             menu.categoryCourses(w.trx, actor.tenantId),
+            menu.categoryVatRates(w.trx, actor.tenantId),
           ]);
           // Options: each must belong to one of the product's live groups and be available; per group min..max (quantities counted).
           const chosen = input.items.map((item, idx) => {
@@ -328,6 +330,8 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
               voided_quantity: 0,
               // Course 1 goes to the kitchen with the order; later courses wait until fired.
               fired_at: course === 1 ? w.now : null,
+              // CONTRACT §19: the rate it is sold at: the product's, else its category's, else the restaurant's default.
+              vat_rate: p.vat_rate ?? (p.category_id ? categoryVat.get(p.category_id) : null) ?? defaultVat,
             };
           });
           const row: OrderRow = {
@@ -349,6 +353,8 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
             created_by: actor.userId,
             created_at: w.now,
             updated_at: w.now,
+            discount_cents: 0,
+            customer_id: null,
           };
           await run('creating', w, actor, row, input);
           await ordersRepository.insert(w.trx, row);

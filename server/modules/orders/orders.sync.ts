@@ -63,6 +63,8 @@ const PushedItem = z
     voided_quantity: z.literal(0).default(0),
     held: z.boolean().optional(),
     fired_at: Timestamp.nullable().optional(),
+    // The till (0025): the rate it was sold at; an older node sends none (9, the default rate).
+    vat_rate: z.number().int().min(0).max(100).optional(),
   })
   .refine((i) => i.total_cents === i.unit_price_cents * i.quantity, { message: 'moet gelijk zijn aan de prijs maal het aantal.', path: ['total_cents'] });
 const Customer = CreateOrderBody.shape.customer.unwrap().shape;
@@ -225,6 +227,7 @@ async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, 
       'order_items.course as i_course',
       'order_items.voided_quantity as i_voided_quantity',
       'order_items.fired_at as i_fired_at',
+      'order_items.vat_rate as i_vat_rate',
     ])
     .where('orders.id', orderIds.length === 1 ? '=' : 'in', orderIds.length === 1 ? orderIds[0]! : orderIds)
     .orderBy('orders.id')
@@ -232,7 +235,7 @@ async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, 
     .execute();
   const out = new Map<string, Loaded>();
   for (const r of rows) {
-    const { i_id, i_position, i_product_id, i_name, i_quantity, i_unit_price_cents, i_total_cents, i_notes, i_modifiers, i_allergens, i_seat, i_course, i_voided_quantity, i_fired_at, ...row } = r;
+    const { i_id, i_position, i_product_id, i_name, i_quantity, i_unit_price_cents, i_total_cents, i_notes, i_modifiers, i_allergens, i_seat, i_course, i_voided_quantity, i_fired_at, i_vat_rate, ...row } = r;
     let loaded = out.get(row.id);
     if (!loaded) out.set(row.id, (loaded = { row, items: [] }));
     if (i_id === null) continue;
@@ -253,6 +256,7 @@ async function loadOrderSlice(trx: Tx, orderIds: string[]): Promise<Map<string, 
       course: i_course ?? 1,
       voided_quantity: i_voided_quantity ?? 0,
       fired_at: i_fired_at ?? null,
+      vat_rate: i_vat_rate ?? 9,
     });
   }
   return out;
@@ -559,6 +563,8 @@ async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx:
     created_by: p.created_by ?? null,
     created_at: o.created_at,
     updated_at: o.updated_at,
+    discount_cents: 0,
+    customer_id: null,
   };
   const items: OrderItemsTable[] = o.items.map((i, position) => ({
     id: i.id,
@@ -578,6 +584,7 @@ async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx:
     voided_quantity: typeof i.voided_quantity === 'number' ? i.voided_quantity : 0,
     // An older appliance's line has no fired_at: it went to the kitchen with the order.
     fired_at: typeof i.fired_at === 'string' ? i.fired_at : i.held === true ? null : o.created_at,
+    vat_rate: typeof i.vat_rate === 'number' ? i.vat_rate : 9,
   }));
   await store.insert(row, items);
   await addHistory(trx, change, p.history, ctx);

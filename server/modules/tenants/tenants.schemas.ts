@@ -41,6 +41,14 @@ export const SettingsValues = z.object({
   tafel_by_name: z.boolean().meta({
     description: "Pay-at-table by the table's name as well as its public_code (CONTRACT §11). Default false: names are guessable, so anyone could read and pay any table's bill; only for cards printed before the codes, until they are replaced",
   }),
+  vat_number: z.string().trim().max(30).nullable().meta({ description: 'The BTW number printed on receipts (CONTRACT §19), e.g. NL001234567B01; null: not printed' }),
+  kvk_number: z.string().trim().max(20).nullable().meta({ description: 'The KvK (Chamber of Commerce) number printed on receipts; null: not printed' }),
+  receipt_footer: z.string().trim().max(300).nullable().meta({ description: 'A line at the foot of every receipt ("Bedankt en tot ziens!"); null: none' }),
+  default_vat_rate: z.number().int().min(0).max(100).meta({ description: 'The VAT rate (percent) of a line whose product and category have none (CONTRACT §19); default 9' }),
+  max_staff_discount_percent: z.number().int().min(0).max(100).meta({
+    description: 'The most a staff member may take off an order by discounts, as a percentage of the order (CONTRACT §19); above it only an admin (403 for staff); default 10',
+  }),
+  loyalty_point_value_cents: z.number().int().min(1).max(10_000).meta({ description: 'What one loyalty point is worth as a discount at the till, in cents (CONTRACT §19); default 5' }),
 });
 export type SettingsValues = z.infer<typeof SettingsValues>;
 
@@ -66,6 +74,12 @@ export const DEFAULT_SETTINGS: SettingsValues = {
   phone: null,
   business_day_starts_at: '05:00',
   tafel_by_name: false,
+  vat_number: null,
+  kvk_number: null,
+  receipt_footer: null,
+  default_vat_rate: 9,
+  max_staff_discount_percent: 10,
+  loyalty_point_value_cents: 5,
 };
 
 export const Settings = SettingsValues.extend({ name: z.string() }).meta({ id: 'Settings' });

@@ -170,7 +170,7 @@ describe('a bill paid in full: the close and its orders’ payment are one trans
     // The rest paid on the other side of an outage arrives as a ledger row (sync runs no hooks).
     await s.t.handle.db
       .insertInto('bill_payments')
-      .values({ id: newId(), tenant_id: s.r.id, bill_id: bill.id, amount_cents: 3100, tip_cents: 0, source: 'staff', payment_id: null, order_id: null, created_by: null, created_at: s.t.clock.now().toISOString() })
+      .values({ id: newId(), tenant_id: s.r.id, bill_id: bill.id, amount_cents: 3100, tip_cents: 0, source: 'staff', payment_id: null, order_id: null, created_by: null, created_at: s.t.clock.now().toISOString(), method: 'overig', received_cents: null, change_cents: 0, items: '[]' })
       .execute();
     s.commits.length = 0;
     await s.t.services.floor.refreshStatuses();
@@ -187,7 +187,7 @@ describe('repair: bills closed as paid with orders left unpaid (a crash between 
   /** The first commit of the old code and nothing after: the rest paid and the bill closed as paid, its orders untouched. */
   async function crashedAfterClose(s: FloorSetup, billId: string, rest: number, origin?: string) {
     await s.t.changes.write(s.r.id, async (w) => {
-      const payment = { id: newId(), tenant_id: s.r.id, bill_id: billId, amount_cents: rest, tip_cents: 0, source: 'staff' as const, payment_id: null, order_id: null, created_by: null, created_at: w.now };
+      const payment = { id: newId(), tenant_id: s.r.id, bill_id: billId, amount_cents: rest, tip_cents: 0, source: 'staff' as const, payment_id: null, order_id: null, created_by: null, created_at: w.now, method: 'overig' as const, received_cents: null, change_cents: 0, items: '[]' };
       await w.trx.insertInto('bill_payments').values(payment).execute();
       await w.trx.updateTable('bills').set({ status: 'closed', closed_at: w.now, close_reason: 'paid', updated_at: w.now }).where('id', '=', billId).execute();
       const bill = await w.trx.selectFrom('bills').selectAll().where('id', '=', billId).executeTakeFirstOrThrow();

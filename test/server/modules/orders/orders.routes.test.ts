@@ -24,8 +24,8 @@ describe('POST /orders (CONTRACT §5)', () => {
     const o = res.json();
     expect(o).toMatchObject({ status: 'new', source: 'pos', payment_status: 'open', notes: 'tafel bij het raam', customer: { name: 'Jansen', phone: null }, table_id: null });
     expect(o.items).toEqual([
-      { id: expect.any(String), product_id: menu.friet.id, name: 'Friet', quantity: 2, unit_price_cents: 395, total_cents: 790, notes: null, modifiers: [], seat: null, course: 1, allergens: [], voided_quantity: 0, held: false, fired_at: expect.any(String) },
-      { id: expect.any(String), product_id: menu.burger.id, name: 'Burger', quantity: 1, unit_price_cents: 1450, total_cents: 1450, notes: 'zonder ui', modifiers: [], seat: null, course: 1, allergens: [], voided_quantity: 0, held: false, fired_at: expect.any(String) },
+      { id: expect.any(String), product_id: menu.friet.id, name: 'Friet', quantity: 2, unit_price_cents: 395, total_cents: 790, notes: null, modifiers: [], seat: null, course: 1, allergens: [], voided_quantity: 0, held: false, fired_at: expect.any(String), vat_rate: 9 },
+      { id: expect.any(String), product_id: menu.burger.id, name: 'Burger', quantity: 1, unit_price_cents: 1450, total_cents: 1450, notes: 'zonder ui', modifiers: [], seat: null, course: 1, allergens: [], voided_quantity: 0, held: false, fired_at: expect.any(String), vat_rate: 9 },
     ]);
     expect(o.total_cents).toBe(2240);
     expect(o.number).toMatch(/^K-\d{3}$/);
