@@ -7,6 +7,7 @@ import { intervalsOf, slotsOf, type OpeningRules } from '../modules/reservations
 import { addDays, wallClock } from '../shared/zoned-time.js';
 import { historyWeeks } from './orders.js';
 import type { DemoContext } from './seed.js';
+import { demoModifiers, groupsOf } from './menu.js';
 
 /** Deterministic pseudo-random numbers, so every demo looks the same. */
 function rng(seed: number) {
@@ -89,16 +90,21 @@ export async function seedFloor(ctx: DemoContext): Promise<void> {
   const mains = products.filter((p) => p.price_cents >= 1700);
   const drinks = products.filter((p) => p.price_cents < 600);
   const waiter = ctx.staff.find((s) => s.job === 'bediening') ?? ctx.staff[0];
+  const choices = rng(4242);
   const actor = { tenantId: tenant.id, userId: waiter?.id ?? null, via: 'pos' as const };
   if (mains.length && drinks.length) {
     for (const [name, party] of [['3', 3], ['6', 5], ['T3', 4], ['Bar', 2]] as const) {
+      const main = pick(mains);
+      const modifiers = demoModifiers(groupsOf(ctx, main), choices);
       const { order } = await services.orders.create(actor, {
         items: [
           { product_id: pick(drinks).id, quantity: party },
-          { product_id: pick(mains).id, quantity: Math.max(1, party - 1) },
+          { product_id: main.id, quantity: Math.max(1, party - 1), ...(modifiers ? { modifiers } : {}) },
         ],
         table_id: tables[name],
       });
+      // The tables further along have had their mains (course 2) fired.
+      if (name === '6' || name === 'T3') for (const course of new Set(order.items.filter((i) => i.held).map((i) => i.course))) await services.orders.fire(actor, order.id, course);
       if (name === '6') await services.orders.setStatus(actor, order.id, 'preparing');
       if (name === 'T3') await services.orders.setStatus(actor, order.id, 'completed');
     }

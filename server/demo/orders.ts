@@ -3,6 +3,7 @@ import { ManualClock } from '../shared/clock.js';
 import { createOrdersService } from '../modules/orders/orders.service.js';
 import type { OrderStatus } from '../modules/orders/orders.schemas.js';
 import type { DemoContext } from './seed.js';
+import { DEMO_MENU, demoModifiers, groupsOf } from './menu.js';
 
 /** Deterministic pseudo-random numbers, so every demo looks the same. */
 function rng(seed: number) {
@@ -31,6 +32,7 @@ export async function seedOrders(ctx: DemoContext): Promise<void> {
   const products = (ctx.products ?? []).filter((p) => p.available);
   if (products.length === 0) return;
   const random = rng(20261121);
+  const choices = rng(2023);
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
   const mains = products.filter((p) => p.price_cents >= 1700);
   const drinks = products.filter((p) => p.price_cents < 600 && p.vat_rate !== null);
@@ -56,8 +58,13 @@ export async function seedOrders(ctx: DemoContext): Promise<void> {
       const waiter = pick(staff);
       const via = random() < 0.2 ? ('web' as const) : ('pos' as const);
       const party = 1 + Math.floor(random() * 4);
+      // Each guest's main on their seat with its choices (a separate generator: the other draws stay as they were).
       const items = [
-        ...Array.from({ length: party }, () => ({ product_id: pick(mains).id, quantity: 1 })),
+        ...Array.from({ length: party }, (_, seat) => {
+          const main = pick(mains);
+          const modifiers = demoModifiers(groupsOf(ctx, main), choices);
+          return { product_id: main.id, quantity: 1, ...(via === 'pos' ? { seat: seat + 1 } : {}), ...(modifiers ? { modifiers } : {}) };
+        }),
         { product_id: pick(drinks).id, quantity: party },
       ];
       const { order } = await orders.create({ tenantId: tenant.id, userId: via === 'pos' ? waiter.id : null, via }, { items });
@@ -67,25 +74,58 @@ export async function seedOrders(ctx: DemoContext): Promise<void> {
         await orders.setStatus(actor, order.id, 'cancelled');
         continue;
       }
-      clock.advance((25 + random() * 30) * 60_000);
+      // The mains (course 2) are fired when the table is ready for them.
+      clock.advance(10 * 60_000);
+      for (const course of new Set(order.items.filter((i) => i.held).map((i) => i.course))) await orders.fire(actor, order.id, course);
+      clock.advance((15 + random() * 30) * 60_000);
       await orders.markPaid(actor, order.id, { provider: via === 'web' ? 'simulator' : 'pin' });
       await orders.setStatus(actor, order.id, 'completed');
       count++;
     }
   }
 
-  // Tonight's service: live orders in every stage, so the kitchen view is never empty.
+  // Tonight's service: live orders in every stage, so the kitchen view is never empty. Tables order a
+  // starter with the order and their mains (course 2) with their choices, each on a guest's seat;
+  // the mains are fired once the order is being prepared, so the first ones still hold course 2.
+  const byName = (name: string) => products.find((p) => p.name === name);
+  const starterNames = new Set(DEMO_MENU.find(([category]) => category === 'Voorgerechten')?.[1].map(([name]) => name) ?? []);
+  const starters = products.filter((p) => starterNames.has(p.name));
   const live: OrderStatus[] = ['new', 'new', 'accepted', 'preparing', 'preparing', 'ready'];
+  let n = 0;
   for (const status of live) {
     const waiter = pick(staff);
     const actor = { tenantId: tenant.id, userId: waiter.id, via: 'pos' as const };
+    const line = (product: (typeof products)[number] | undefined, seat: number, chosen?: Array<{ option_id: string; quantity?: number }>) => {
+      if (!product) return [];
+      const modifiers = chosen ?? demoModifiers(groupsOf(ctx, product), choices);
+      return [{ product_id: product.id, quantity: 1, seat, ...(modifiers ? { modifiers } : {}) }];
+    };
+    const option = (product: (typeof products)[number] | undefined, name: string) => groupsOf(ctx, product ?? { modifier_group_ids: [] }).flatMap((g) => g.options).find((o) => o.name === name);
+    // The first table: a steak with pepper sauce, medium, for seat 1 and a burger with bacon and cheese for seat 2.
+    const steak = byName('Biefstuk met friet');
+    const burger = byName('Burger De Gouden Lepel');
+    const first = n === 0 && steak && burger;
+    const ids = (...xs: Array<{ id: string } | undefined>) => xs.flatMap((x) => (x ? [{ option_id: x.id }] : []));
+    const mainsOf = first
+      ? [...line(steak, 1, ids(option(steak, 'Pepersaus'), option(steak, 'Medium'))), ...line(burger, 2, ids(option(burger, 'Extra bacon'), option(burger, 'Extra kaas')))]
+      : [...line(pick(mains), 1), ...(random() < 0.6 ? line(pick(mains), 2) : [])];
     const { order } = await runtime.services.orders.create(actor, {
       items: [
-        { product_id: pick(mains).id, quantity: 1 + Math.floor(random() * 2) },
+        ...(starters.length && (first || random() < 0.5) ? line(pick(starters), 1) : []),
+        ...mainsOf,
         { product_id: pick(drinks).id, quantity: 2, notes: random() < 0.5 ? 'met ijs' : undefined },
       ],
       notes: random() < 0.3 ? 'Allergie: noten' : undefined,
     });
+    n++;
+    if (status === 'preparing' || status === 'ready') {
+      for (const course of new Set(order.items.filter((i) => i.held).map((i) => i.course))) await runtime.services.orders.fire(actor, order.id, course);
+    }
+    // One drink was keyed in once too often at the second table.
+    if (n === 2) {
+      const drink = order.items.find((i) => i.quantity > 1 && !i.held);
+      if (drink) await runtime.services.orders.voidItem(actor, order.id, drink.id, { quantity: 1, reason: 'Verkeerd aangeslagen' });
+    }
     if (status !== 'new') await runtime.services.orders.setStatus(actor, order.id, status);
   }
   ctx.counts.orders_history = count;

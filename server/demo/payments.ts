@@ -5,6 +5,7 @@ import { createPaymentsService } from '../modules/payments/payments.service.js';
 import { createPaymentProviders } from '../modules/payments/providers.js';
 import { createPublicOrdersService } from '../modules/public/public.service.js';
 import { historyWeeks } from './orders.js';
+import { demoModifiers } from './menu.js';
 import { demoUrl, type DemoContext } from './seed.js';
 
 /** Deterministic pseudo-random numbers, so every demo looks the same. */
@@ -31,6 +32,7 @@ export async function seedPayments(ctx: DemoContext): Promise<void> {
   const products = (await runtime.services.menu.staffMenu(tenant.id)).categories.flatMap((c) => c.products).filter((p) => p.available && p.price_cents > 0);
   if (products.length === 0) return;
   const random = rng(20261212);
+  const choices = rng(1212);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const clock = new ManualClock();
   const db = runtime.handle.db;
@@ -43,7 +45,12 @@ export async function seedPayments(ctx: DemoContext): Promise<void> {
 
   const order = async (i: number, outcome: 'paid' | 'failed' | 'open') => {
     const guest = pick(GUESTS);
-    const items = [{ product_id: pick(products).id, quantity: 1 + Math.floor(random() * 2) }, { product_id: pick(products).id, quantity: 1 }];
+    // A dish with choices gets them (the forced sauce and doneness of the steak, an extra now and then).
+    const line = (p: (typeof products)[number], quantity: number) => {
+      const modifiers = demoModifiers(p.modifier_groups, choices);
+      return { product_id: p.id, quantity, ...(modifiers ? { modifiers } : {}) };
+    };
+    const items = [line(pick(products), 1 + Math.floor(random() * 2)), line(pick(products), 1)];
     const key = `demo-web-${i}`;
     const input = { items, customer: { name: guest, phone: `06${String(20_000_000 + Math.floor(random() * 40_000_000))}` }, type: 'pickup' as const, idempotency_key: key };
     let { body } = await publicOrders.placeOrder(tenant.slug, input, undefined, base);

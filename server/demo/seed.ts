@@ -11,7 +11,8 @@ import type { Config } from '../config.js';
 import type { Runtime } from '../runtime.js';
 import type { TenantInfo } from '../modules/tenants/tenants.service.js';
 import type { User } from '../modules/users/users.schemas.js';
-import type { Product } from '../modules/menu/menu.schemas.js';
+import type { ModifierGroup, Product } from '../modules/menu/menu.schemas.js';
+import type { DemoIngredient } from './stock.js';
 import { seedMenu } from './menu.js';
 import { seedOrders } from './orders.js';
 import { seedLoyalty } from './loyalty.js';
@@ -51,6 +52,10 @@ export interface DemoContext {
   staff: Array<User & { pin: string }>;
   /** Left by seedMenu for the areas after it. */
   products?: Product[];
+  /** Left by seedMenu: the modifier groups by id (the options later seeders choose). */
+  modifierGroups?: Map<string, ModifierGroup>;
+  /** The ingredients by name (products with `on_menu: false`), made once by whichever seeder needs them first. */
+  ingredients?: Map<string, DemoIngredient>;
   /** Per-area counts for the printed summary, e.g. `{ staff: 6, products: 32 }`. */
   counts: Record<string, number>;
 }

@@ -4,6 +4,7 @@ import { createStockService } from '../modules/stock/stock.service.js';
 import type { Order } from '../modules/orders/orders.schemas.js';
 import { createWasteService } from '../modules/waste/waste.service.js';
 import type { WasteInput } from '../modules/waste/waste.schemas.js';
+import type { AllergenCode } from '../modules/menu/menu.schemas.js';
 import type { DemoContext } from './seed.js';
 
 /**
@@ -21,53 +22,77 @@ import type { DemoContext } from './seed.js';
 
 type Unit = 'kg' | 'liter' | 'stuk' | 'fles' | 'portie';
 type Store = 'Koelcel' | 'Vriezer' | 'Droge voorraad';
+export interface DemoIngredient { id: string; unit: Unit; store: Store }
 
-/** name, unit, cost in cents per unit, where deliveries go. */
-const INGREDIENTS: Array<[name: string, unit: Unit, cost_cents: number, store: Store]> = [
-  ['Rundergehakt', 'kg', 1100, 'Koelcel'],
-  ['Runderhaas', 'kg', 3600, 'Koelcel'],
-  ['Biefstuk (rund)', 'kg', 2800, 'Koelcel'],
-  ['Varkensschnitzel', 'kg', 1200, 'Koelcel'],
-  ['Kipdijfilet', 'kg', 950, 'Koelcel'],
-  ['Zalmfilet', 'kg', 2400, 'Koelcel'],
-  ['Tomaten', 'kg', 250, 'Koelcel'],
-  ['Sla', 'kg', 600, 'Koelcel'],
-  ['Geitenkaas', 'kg', 1800, 'Koelcel'],
-  ['Cheddar', 'kg', 1400, 'Koelcel'],
-  ['Parmezaan', 'kg', 2600, 'Koelcel'],
-  ['Champignons', 'kg', 500, 'Koelcel'],
-  ['Slagroom', 'liter', 450, 'Koelcel'],
-  ['Roomboter', 'kg', 900, 'Koelcel'],
-  ['Appeltaart', 'portie', 120, 'Koelcel'],
-  ['Eieren', 'stuk', 25, 'Koelcel'],
-  ['Melk', 'liter', 110, 'Koelcel'],
-  ['Handsinaasappels', 'kg', 180, 'Koelcel'],
-  ['Friet (diepvries)', 'kg', 180, 'Vriezer'],
-  ['Bitterballen (diepvries)', 'stuk', 22, 'Vriezer'],
-  ['Vanille-ijs', 'liter', 500, 'Vriezer'],
-  ['Hamburgerbroodjes', 'stuk', 35, 'Droge voorraad'],
-  ['Risottorijst', 'kg', 400, 'Droge voorraad'],
-  ['Pindasaus', 'liter', 600, 'Droge voorraad'],
-  ['Koffiebonen', 'kg', 2200, 'Droge voorraad'],
-  ['Cola (flesje)', 'fles', 55, 'Droge voorraad'],
-  ['Heineken (fust)', 'liter', 350, 'Droge voorraad'],
-  ['Huiswijn rood', 'liter', 600, 'Droge voorraad'],
-  ['Huiswijn wit', 'liter', 600, 'Droge voorraad'],
+/**
+ * name, unit, cost in cents per unit, where deliveries go, and its allergens (EU 1169/2011; every
+ * ingredient says what it contains, an empty list when it contains none of the 14), which reach
+ * every dish with the ingredient in its recipe or as an option (issue 23).
+ */
+export const INGREDIENTS: Array<[name: string, unit: Unit, cost_cents: number, store: Store, allergens: AllergenCode[]]> = [
+  ['Rundergehakt', 'kg', 1100, 'Koelcel', []],
+  ['Runderhaas', 'kg', 3600, 'Koelcel', []],
+  ['Biefstuk (rund)', 'kg', 2800, 'Koelcel', []],
+  ['Varkensschnitzel', 'kg', 1200, 'Koelcel', ['gluten', 'eggs']],
+  ['Kipdijfilet', 'kg', 950, 'Koelcel', []],
+  ['Zalmfilet', 'kg', 2400, 'Koelcel', ['fish']],
+  ['Tomaten', 'kg', 250, 'Koelcel', []],
+  ['Sla', 'kg', 600, 'Koelcel', []],
+  ['Geitenkaas', 'kg', 1800, 'Koelcel', ['milk']],
+  ['Cheddar', 'kg', 1400, 'Koelcel', ['milk']],
+  ['Parmezaan', 'kg', 2600, 'Koelcel', ['milk']],
+  ['Champignons', 'kg', 500, 'Koelcel', []],
+  ['Slagroom', 'liter', 450, 'Koelcel', ['milk']],
+  ['Roomboter', 'kg', 900, 'Koelcel', ['milk']],
+  ['Appeltaart', 'portie', 120, 'Koelcel', ['gluten', 'eggs', 'milk']],
+  ['Eieren', 'stuk', 25, 'Koelcel', ['eggs']],
+  ['Melk', 'liter', 110, 'Koelcel', ['milk']],
+  ['Handsinaasappels', 'kg', 180, 'Koelcel', []],
+  ['Bacon', 'kg', 1300, 'Koelcel', []],
+  ['Truffelmayonaise', 'liter', 1200, 'Koelcel', ['eggs', 'mustard']],
+  ['Mayonaise', 'liter', 500, 'Droge voorraad', ['eggs', 'mustard']],
+  ['Stroganoffsaus', 'liter', 700, 'Koelcel', ['milk', 'celery', 'mustard']],
+  ['Pepersaus', 'liter', 750, 'Koelcel', ['milk']],
+  ['Friet (diepvries)', 'kg', 180, 'Vriezer', []],
+  ['Bitterballen (diepvries)', 'stuk', 22, 'Vriezer', ['gluten', 'milk', 'celery']],
+  ['Vanille-ijs', 'liter', 500, 'Vriezer', ['milk', 'eggs']],
+  ['Hamburgerbroodjes', 'stuk', 35, 'Droge voorraad', ['gluten', 'sesame']],
+  ['Risottorijst', 'kg', 400, 'Droge voorraad', []],
+  ['Pindasaus', 'liter', 600, 'Droge voorraad', ['peanuts', 'soybeans']],
+  ['Walnoten', 'kg', 1600, 'Droge voorraad', ['nuts']],
+  ['Grove mosterd', 'kg', 800, 'Droge voorraad', ['mustard']],
+  ['Koffiebonen', 'kg', 2200, 'Droge voorraad', []],
+  ['Cola (flesje)', 'fles', 55, 'Droge voorraad', []],
+  ['Heineken (fust)', 'liter', 350, 'Droge voorraad', ['gluten']],
+  ['Huiswijn rood', 'liter', 600, 'Droge voorraad', ['sulphites']],
+  ['Huiswijn wit', 'liter', 600, 'Droge voorraad', ['sulphites']],
 ];
+
+/** The demo's ingredients (products with `on_menu: false`), made once: the menu's options need them before stock does. */
+export async function ensureIngredients(ctx: DemoContext): Promise<Map<string, DemoIngredient>> {
+  if (ctx.ingredients) return ctx.ingredients;
+  const made = new Map<string, DemoIngredient>();
+  for (const [name, unit, cost_cents, store, allergens] of INGREDIENTS) {
+    const p = await ctx.runtime.services.menu.createProduct(ctx.tenant.id, { name, price_cents: 0, cost_cents, unit, on_menu: false, allergens });
+    made.set(name, { id: p.id, unit, store });
+  }
+  ctx.ingredients = made;
+  return made;
+}
 
 /** Per sold dish of the demo menu (server/demo/menu.ts): ingredient and quantity per portion. */
 export const DEMO_RECIPES: Record<string, Array<[ingredient: string, quantity: number]>> = {
   'Tomatensoep met balletjes': [['Tomaten', 0.25], ['Rundergehakt', 0.04], ['Slagroom', 0.03]],
-  'Carpaccio van runderhaas': [['Runderhaas', 0.08], ['Parmezaan', 0.015], ['Sla', 0.02]],
-  'Bitterballen (8 stuks)': [['Bitterballen (diepvries)', 8]],
-  'Geitenkaas salade': [['Geitenkaas', 0.08], ['Sla', 0.08], ['Tomaten', 0.05]],
+  'Carpaccio van runderhaas': [['Runderhaas', 0.08], ['Parmezaan', 0.015], ['Sla', 0.02], ['Truffelmayonaise', 0.02]],
+  'Bitterballen (8 stuks)': [['Bitterballen (diepvries)', 8], ['Grove mosterd', 0.02]],
+  'Geitenkaas salade': [['Geitenkaas', 0.08], ['Sla', 0.08], ['Tomaten', 0.05], ['Walnoten', 0.02]],
   'Biefstuk met friet': [['Biefstuk (rund)', 0.2], ['Friet (diepvries)', 0.2], ['Roomboter', 0.02]],
   'Schnitzel met champignonroomsaus': [['Varkensschnitzel', 0.2], ['Champignons', 0.08], ['Slagroom', 0.05], ['Friet (diepvries)', 0.2]],
   'Gegrilde zalm': [['Zalmfilet', 0.18], ['Roomboter', 0.03], ['Sla', 0.05]],
   'Vegetarische risotto': [['Risottorijst', 0.1], ['Champignons', 0.12], ['Parmezaan', 0.03], ['Slagroom', 0.03], ['Roomboter', 0.02]],
   'Kipsaté': [['Kipdijfilet', 0.2], ['Pindasaus', 0.1], ['Friet (diepvries)', 0.2]],
-  'Burger De Gouden Lepel': [['Rundergehakt', 0.18], ['Hamburgerbroodjes', 1], ['Cheddar', 0.03], ['Friet (diepvries)', 0.2], ['Sla', 0.02]],
-  'Friet met mayonaise': [['Friet (diepvries)', 0.2]],
+  'Burger De Gouden Lepel': [['Rundergehakt', 0.18], ['Hamburgerbroodjes', 1], ['Cheddar', 0.03], ['Bacon', 0.03], ['Friet (diepvries)', 0.2], ['Sla', 0.02]],
+  'Friet met mayonaise': [['Friet (diepvries)', 0.2], ['Mayonaise', 0.03]],
   'Gemengde salade': [['Sla', 0.1], ['Tomaten', 0.08]],
   'Dame blanche': [['Vanille-ijs', 0.15], ['Slagroom', 0.03]],
   'Appeltaart met slagroom': [['Appeltaart', 1], ['Slagroom', 0.03]],
@@ -148,11 +173,7 @@ export async function seedStock(ctx: DemoContext): Promise<void> {
   for (const name of ['Koelcel', 'Vriezer', 'Droge voorraad'] as const) stores.set(name, (await stock.createLocation(tenant.id, { name })).id);
 
   // Ingredients and recipes.
-  const ingredient = new Map<string, { id: string; unit: Unit; store: Store }>();
-  for (const [name, unit, cost_cents, store] of INGREDIENTS) {
-    const p = await menu.createProduct(tenant.id, { name, price_cents: 0, cost_cents, unit, on_menu: false });
-    ingredient.set(name, { id: p.id, unit, store });
-  }
+  const ingredient = await ensureIngredients(ctx);
   const byName = new Map(products.map((p) => [p.name, p]));
   const recipe = new Map<string, Array<{ id: string; quantity: number }>>();
   for (const [dish, lines] of Object.entries(DEMO_RECIPES)) {
@@ -167,9 +188,19 @@ export async function seedStock(ctx: DemoContext): Promise<void> {
   }
 
   // What each day of service used, per ingredient (to size deliveries and the kitchen's stock).
+  // Options with an ingredient (the burger's extras, the steak's sauce) are booked with the recipes.
+  const optionUse = new Map<string, { id: string; quantity: number }>();
+  for (const g of ctx.modifierGroups?.values() ?? []) for (const o of g.options) if (o.ingredient_product_id && o.ingredient_quantity) optionUse.set(o.id, { id: o.ingredient_product_id, quantity: o.ingredient_quantity });
   const use = (o: Order) => {
     const m = new Map<string, number>();
-    for (const item of o.items) for (const l of recipe.get(item.product_id) ?? []) m.set(l.id, (m.get(l.id) ?? 0) + l.quantity * item.quantity);
+    for (const item of o.items) {
+      const served = item.quantity - (item.voided_quantity ?? 0);
+      for (const l of recipe.get(item.product_id) ?? []) m.set(l.id, (m.get(l.id) ?? 0) + l.quantity * served);
+      for (const mod of item.modifiers ?? []) {
+        const l = optionUse.get(mod.option_id);
+        if (l) m.set(l.id, (m.get(l.id) ?? 0) + l.quantity * mod.quantity * served);
+      }
+    }
     return m;
   };
   const byDay = new Map<string, Order[]>();

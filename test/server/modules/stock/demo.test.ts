@@ -34,7 +34,23 @@ describe('demo restaurant: stock', () => {
     let all = done.data;
     for (let offset = 200; offset < done.total; offset += 200) all = all.concat((await orders.list(tenantId, { statuses: ['completed'] }, 200, offset)).data);
     expect(all.length).toBeGreaterThan(50);
-    for (const o of all) for (const i of o.items) for (const l of recipes.get(i.product_id) ?? []) expected.set(l.product_id, Math.round((expected.get(l.product_id) ?? 0) * 1000 + l.quantity * i.quantity * 1000) / 1000);
+    // Options with an ingredient (the burger's extras, the steak's sauce) are sales too; voided units are not.
+    const optionIngredient = new Map<string, { product_id: string; quantity: number }>();
+    for (const g of await menu.listGroups(tenantId)) for (const o of g.options) if (o.ingredient_product_id) optionIngredient.set(o.id, { product_id: o.ingredient_product_id, quantity: o.ingredient_quantity! });
+    const add = (productId: string, quantity: number) => expected.set(productId, Math.round((expected.get(productId) ?? 0) * 1000 + quantity * 1000) / 1000);
+    let withOptions = 0;
+    for (const o of all) {
+      for (const i of o.items) {
+        const served = i.quantity - i.voided_quantity;
+        for (const l of recipes.get(i.product_id) ?? []) add(l.product_id, l.quantity * served);
+        for (const m of i.modifiers) {
+          const l = optionIngredient.get(m.option_id);
+          if (l) add(l.product_id, l.quantity * m.quantity * served);
+          if (l) withOptions++;
+        }
+      }
+    }
+    expect(withOptions).toBeGreaterThan(0);
     const sales = await t.handle.db.selectFrom('stock_movements').select(['product_id', 'quantity_milli', 'ref_id', 'created_at']).where('tenant_id', '=', tenantId).where('source', '=', 'sale').execute();
     const booked = new Map<string, number>();
     for (const s of sales) booked.set(s.product_id, (booked.get(s.product_id) ?? 0) - Number(s.quantity_milli));
