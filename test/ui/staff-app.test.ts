@@ -177,6 +177,10 @@ describeBrowser('staff app in Chromium (sqlite lane only: the database is not th
     // --- finishing an order takes it off every board
     await admin.click('.column[data-status="preparing"] .card button[data-action="ready"]');
     await admin.click('.column[data-status="ready"] .card button[data-action="completed"]');
+    // A bump: off the admin's board at once, recallable for a minute; leaving the board sends it now.
+    await admin.waitForSelector('#recall button:has-text("Terughalen")');
+    expect(await admin.locator('.card').count()).toBe(0);
+    await admin.click('nav a:has-text("Plattegrond")');
     await expect.poll(() => b.locator('.card').count(), { timeout: 5000 }).toBe(0);
     expect(await b.isVisible('#board-empty')).toBe(true);
     expect(external).toEqual([]);

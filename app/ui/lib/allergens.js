@@ -18,6 +18,8 @@ export const ALLERGENS = [
   ['molluscs', 'Weekdieren', 'Molluscs'],
 ];
 export const ALLERGEN_NL = Object.fromEntries(ALLERGENS.map(([c, nl]) => [c, nl]));
+/** The short mark on an allergen's round icon (the same as the guest pages': app/guest/i18n.js). */
+export const ALLERGEN_MARK = { gluten: 'Gl', crustaceans: 'Sc', eggs: 'Ei', fish: 'Vi', peanuts: 'Pi', nuts: 'No', soybeans: 'So', milk: 'Me', celery: 'Se', mustard: 'Mo', sesame: 'Ss', sulphites: 'Su', lupin: 'Lu', molluscs: 'We' };
 /** @type {Array<[code: string, nl: string]>} */
 export const DIETARY = [['vegetarian', 'Vegetarisch'], ['vegan', 'Veganistisch']];
 export const DIETARY_NL = Object.fromEntries(DIETARY);

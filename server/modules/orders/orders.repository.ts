@@ -70,10 +70,15 @@ export const ordersRepository = {
   historyOf: (db: Executor, tenantId: string, orderId: string) =>
     db.selectFrom('order_status_history').selectAll().where('tenant_id', '=', tenantId).where('order_id', '=', orderId).orderBy('created_at').orderBy('id').execute(),
 
+  /** Fires with the name of who fired (the kitchen board shows it; staff cannot list users). */
   firesOf: (db: Executor, orderIds: string[]) =>
-    orderIds.length === 0 ? Promise.resolve([]) : db.selectFrom('order_course_fires').selectAll().where('order_id', 'in', orderIds).orderBy('course').execute(),
+    orderIds.length === 0
+      ? Promise.resolve([])
+      : db.selectFrom('order_course_fires as f').leftJoin('users as u', 'u.id', 'f.user_id').selectAll('f').select('u.name as user_name').where('f.order_id', 'in', orderIds).orderBy('f.course').execute(),
   voidsOf: (db: Executor, orderIds: string[]) =>
-    orderIds.length === 0 ? Promise.resolve([]) : db.selectFrom('order_item_voids').selectAll().where('order_id', 'in', orderIds).orderBy('created_at').orderBy('id').execute(),
+    orderIds.length === 0
+      ? Promise.resolve([])
+      : db.selectFrom('order_item_voids as v').leftJoin('users as u', 'u.id', 'v.user_id').selectAll('v').select('u.name as user_name').where('v.order_id', 'in', orderIds).orderBy('v.created_at').orderBy('v.id').execute(),
   insert: (db: Executor, row: OrderRow) => db.insertInto('orders').values(row).execute(),
   insertItems: (db: Executor, rows: OrderItemRow[]) => (rows.length ? db.insertInto('order_items').values(rows).execute() : Promise.resolve()),
   insertHistory: (db: Executor, row: HistoryRow) => db.insertInto('order_status_history').values(row).execute(),

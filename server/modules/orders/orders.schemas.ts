@@ -160,7 +160,9 @@ export const VoidItemBody = z
   .strict()
   .meta({ examples: [{ quantity: 1, reason: 'Verkeerd aangeslagen' }] });
 
-export const CourseFire = z.object({ id: z.string(), course: z.number().int(), user_id: z.string().nullable(), created_at: z.string() }).meta({ id: 'OrderCourseFire' });
+export const CourseFire = z
+  .object({ id: z.string(), course: z.number().int(), user_id: z.string().nullable(), user_name: z.string().nullable().meta({ description: 'who fired it, as the kitchen board shows it' }), created_at: z.string() })
+  .meta({ id: 'OrderCourseFire' });
 export const ItemVoid = z
-  .object({ id: z.string(), item_id: z.string(), quantity: z.number().int(), reason: z.string(), user_id: z.string().nullable(), created_at: z.string() })
+  .object({ id: z.string(), item_id: z.string(), quantity: z.number().int(), reason: z.string(), user_id: z.string().nullable(), user_name: z.string().nullable(), created_at: z.string() })
   .meta({ id: 'OrderItemVoid' });

@@ -49,7 +49,7 @@ describe('courses: later courses are held until fired', () => {
     expect(again.statusCode).toBe(200);
     expect((again.json() as Order).items.find((i) => i.name === 'Biefstuk')!.fired_at).toBe(main.fired_at);
     const log = (await call('GET', `/orders/${order.id}/courses`)).json() as { fires: Array<{ course: number; user_id: string; created_at: string }> };
-    expect(log.fires).toEqual([{ id: expect.any(String), course: 2, user_id: r.staffId, created_at: main.fired_at }]);
+    expect(log.fires).toEqual([{ id: expect.any(String), course: 2, user_id: r.staffId, user_name: 'Sanne', created_at: main.fired_at }]);
   });
 
   it('a course the order does not have is 409; course 1 or 6 is VALIDATION; a completed order cannot fire', async () => {
@@ -86,8 +86,8 @@ describe('voids', () => {
     expect(gone.json()).toEqual({ code: 'CONFLICT', error: "'Biefstuk' is al helemaal geannuleerd." });
     const log = (await call('GET', `/orders/${order.id}/courses`)).json() as { voids: unknown[] };
     expect(log.voids).toEqual([
-      { id: expect.any(String), item_id: steak.id, quantity: 2, reason: 'Verkeerd aangeslagen', user_id: r.staffId, created_at: expect.any(String) },
-      { id: expect.any(String), item_id: steak.id, quantity: 1, reason: 'Kwaliteit', user_id: r.staffId, created_at: expect.any(String) },
+      { id: expect.any(String), item_id: steak.id, quantity: 2, reason: 'Verkeerd aangeslagen', user_id: r.staffId, user_name: 'Sanne', created_at: expect.any(String) },
+      { id: expect.any(String), item_id: steak.id, quantity: 1, reason: 'Kwaliteit', user_id: r.staffId, user_name: 'Sanne', created_at: expect.any(String) },
     ]);
     // A fully voided course has nothing to fire.
     expect((await call('POST', `/orders/${order.id}/fire`, { course: 2 })).statusCode).toBe(409);
