@@ -39,6 +39,10 @@ const EnvSchema = z.object({
   PAYMENT_PROVIDER: z.enum(['mollie', 'simulator']).optional(),
   /** Tests only: the Mollie API the official client talks to (a fake on 127.0.0.1); unset: Mollie's own. */
   MOLLIE_API_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  /** Kitchen printers (docs/kitchen.md): the first wait after a failed send (doubles per attempt), its cap, and how long a send may take. */
+  PRINT_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(2000),
+  PRINT_RETRY_CAP_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
+  PRINT_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(10_000),
 });
 
 /** Where this server runs; defined in server/shared/role.ts (modules import it from there). */
@@ -68,6 +72,10 @@ export interface Config {
   mollieApiKey?: string;
   publicBaseUrl?: string;
   mollieApiEndpoint?: string;
+  /** PRINT_RETRY_BASE_MS, PRINT_RETRY_CAP_MS, PRINT_TIMEOUT_MS (docs/kitchen.md): back-off of a failing printer and the send time-out. */
+  printRetryBaseMs: number;
+  printRetryCapMs: number;
+  printTimeoutMs: number;
   /**
    * The payment provider of new payments: `mollie` with MOLLIE_API_KEY, else PAYMENT_PROVIDER, else
    * `simulator` on the appliance. Undefined on a cloud that chose none: it refuses to start
@@ -125,6 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mollieApiKey: e.MOLLIE_API_KEY,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     mollieApiEndpoint: e.MOLLIE_API_ENDPOINT,
+    printRetryBaseMs: e.PRINT_RETRY_BASE_MS,
+    printRetryCapMs: e.PRINT_RETRY_CAP_MS,
+    printTimeoutMs: e.PRINT_TIMEOUT_MS,
     paymentProvider: e.MOLLIE_API_KEY ? 'mollie' : (e.PAYMENT_PROVIDER ?? (e.ROLE === 'local' ? 'simulator' : undefined)),
     sqliteFile: path.join(dataDir, 'restaurant.sqlite'),
     ...overrides,

@@ -25,6 +25,7 @@ import type { LoyaltyTables } from './tables/loyalty.js';
 import type { HaccpTables } from './tables/haccp.js';
 import type { ShiftsTables } from './tables/shifts.js';
 import type { WasteTables } from './tables/waste.js';
+import type { PrintingTables } from './tables/printing.js';
 
 export type * from './tables/tenants.js';
 export type * from './tables/users.js';
@@ -44,6 +45,7 @@ export type * from './tables/loyalty.js';
 export type * from './tables/haccp.js';
 export type * from './tables/shifts.js';
 export type * from './tables/waste.js';
+export type * from './tables/printing.js';
 
 /** Every table by name (a new area adds its `<Area>Tables` here). */
 export interface Database
@@ -64,4 +66,5 @@ export interface Database
     LoyaltyTables,
     HaccpTables,
     ShiftsTables,
-    WasteTables {}
+    WasteTables,
+    PrintingTables {}

@@ -55,6 +55,9 @@ import { floorJobs } from './floor/floor.jobs.js';
 import { loyaltyJobs } from './loyalty/loyalty.jobs.js';
 import { paymentsJobs } from './payments/payments.jobs.js';
 import { webhooksJobs } from './webhooks/webhooks.jobs.js';
+import { printingRoutes } from './printing/printing.routes.js';
+import { createPrintingService } from './printing/printing.service.js';
+import { printingJobs } from './printing/printing.jobs.js';
 import { callbackSender } from './payments/payments.routes.js';
 import { MODULE_LIVE_EVENTS } from './live-events.js';
 import type { AuthPluginOptions } from '../plugins/auth.js';
@@ -131,7 +134,20 @@ export function createServices(deps: CoreDeps) {
     hasAppliance: async (tenantId) => (await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null),
   });
   const guest = createGuestService({ config: deps.config, tenants, floor });
-  return { guest, loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, waste, payments, publicOrders };
+  // Kitchen printers (issue 24, docs/kitchen.md): a ticket is a job written in the order change's own
+  // transaction; the cloud never prints (no jobs, no connections); synced orders print through the
+  // area's change-log consumer (printing.routes.ts registers it).
+  const printing = createPrintingService({
+    db, changes, clock, role: deps.config.role, tenants, users, orders, floor,
+    retryBaseMs: deps.config.printRetryBaseMs, retryCapMs: deps.config.printRetryCapMs, timeoutMs: deps.config.printTimeoutMs,
+  });
+  if (deps.config.role !== 'cloud') {
+    orders.on('created', (w, actor, order) => printing.orderCreated(w, actor, order));
+    orders.on('statusChanged', (w, actor, order, from, to) => printing.orderStatusChanged(w, actor, order, from, to));
+    orders.on('courseFired', (w, actor, order, course) => printing.courseFired(w, actor, order, course));
+    orders.on('itemVoided', (w, actor, order, v) => printing.itemVoided(w, actor, order, v));
+  }
+  return { printing, guest, loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, waste, payments, publicOrders };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -148,6 +164,7 @@ export function moduleJobs(app: FastifyInstance, deps: CoreDeps, services: Servi
     ...paymentsJobs({ payments: services.payments, deliver: callbackSender(app, app.log) }),
     ...webhooksJobs({ webhooks: services.webhooks }),
     ...haccpJobs({ haccp: services.haccp }),
+    ...(deps.config.role !== 'cloud' ? printingJobs({ printing: services.printing }) : []),
   ];
 }
 
@@ -217,6 +234,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(publicRoutes, { publicOrders: services.publicOrders });
       await api.register(haccpRoutes, { haccp: services.haccp, pdf: chromiumPdfRenderer() });
       await api.register(guestRoutes, { guest: services.guest });
+      await api.register(printingRoutes, { printing: services.printing, role: deps.config.role });
     },
     { prefix: '/api/v1' },
   );

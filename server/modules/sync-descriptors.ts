@@ -57,6 +57,8 @@ export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {
   order_payments: 'the till (issue 25): payments on orders without a table; not written yet by this release, replicated from the till step that writes them',
   order_discounts: 'the till (issue 25): discounts; not written yet by this release, replicated from the till step that writes them',
   receipts: 'the till (issue 25): receipt numbers; not written yet by this release, replicated from the till step that writes them',
+  printers: "the restaurant's printers on its own network (docs/kitchen.md): configured on the node that prints (the appliance or a stand-alone server); a cloud never opens a printer connection, so it has no printers",
+  print_jobs: "this node's outbox to its own printers (docs/kitchen.md): each ticket is printed by the node that made the job; synced orders make their jobs on arrival (the 'printing' change-log consumer)",
   floor_table_status: "the table status last announced to this node's tablets: each node derives statuses from its own bills, orders and reservations and announces its own changes",
 };
 

@@ -106,9 +106,55 @@ export const ERROR_EXAMPLES: Record<number, unknown> = {
 
 const forbiddenScope = (scope: string) => ({ error: `Deze API-sleutel mag dit niet: daarvoor is de scope '${scope}' nodig.`, code: 'FORBIDDEN' });
 const missingKey = { error: 'Je bent niet ingelogd.', code: 'UNAUTHORIZED' };
+
+/** A kitchen printer and a print job as GET /printers and GET /print-jobs show them (CONTRACT §18). */
+const PRINTER_BAR = {
+  id: '01a21d79-b1c2-7d3e-8f4a-5b6c7d8e9f0a',
+  name: 'Bar',
+  host: '192.168.1.51',
+  port: 9100,
+  width_mm: 58,
+  stations: ['bar'],
+  receipts: true,
+  fallback_printer_id: null,
+  status: 'online',
+  last_error: null,
+  queued: 0,
+  created_at: '2026-11-27T14:00:00.000Z',
+  updated_at: '2026-11-27T14:00:00.000Z',
+};
+const PRINTER = { ...PRINTER_BAR, id: '01a21d79-b1c2-7d3e-8f4a-5b6c7d8e9f0b', name: 'Keuken', host: '192.168.1.50', width_mm: 80, stations: ['keuken'], receipts: false, fallback_printer_id: PRINTER_BAR.id };
+const PRINT_JOB = {
+  id: '01a21d7d-3c4d-7e5f-8a6b-7c8d9e0f1a2a',
+  printer_id: PRINTER.id,
+  order_id: ORDER_ID,
+  kind: 'ticket',
+  status: 'done',
+  attempts: 0,
+  last_error: null,
+  moved_to: null,
+  requested_by: null,
+  reprint_of: null,
+  stations: ['keuken'],
+  created_at: '2026-11-27T14:48:13.725Z',
+  done_at: '2026-11-27T14:48:14.102Z',
+};
+
 const notFound = (what: string) => ({ error: `${what} niet gevonden.`, code: 'NOT_FOUND' });
 
 export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
+  // ---- kitchen printers and print jobs (CONTRACT §18, docs/kitchen.md)
+  getPrinters: { responses: { 200: { data: [PRINTER, { ...PRINTER_BAR, status: 'offline', last_error: 'Printer weigert de verbinding (192.168.1.51:9100); staat hij aan?', queued: 2 }] } } },
+  postPrinters: {
+    request: { name: 'Keuken', host: '192.168.1.50', port: 9100, width_mm: 80, stations: ['keuken'], receipts: false, fallback_printer_id: PRINTER_BAR.id },
+    responses: { 201: { ...PRINTER, status: 'unknown', last_error: null, queued: 0 } },
+  },
+  patchPrintersById: { request: { stations: ['keuken', 'dessert'] }, responses: { 200: { ...PRINTER, stations: ['keuken', 'dessert'] } } },
+  postPrintersByIdTest: { responses: { 202: { ...PRINT_JOB, kind: 'test', order_id: null, stations: ['keuken'], requested_by: '01a21d79-8800-7b1c-9d2e-3f4a5b6c7d8e', status: 'queued', done_at: null } } },
+  getPrintJobs: { parameters: { status: 'done' }, responses: { 200: { data: [PRINT_JOB] } } },
+  postPrintJobsByIdReprint: {
+    responses: { 202: { ...PRINT_JOB, id: '01a21d7d-3c4d-7e5f-8a6b-7c8d9e0f1a2b', kind: 'reprint', status: 'queued', attempts: 0, requested_by: '01a21d79-8800-7b1c-9d2e-3f4a5b6c7d8e', reprint_of: PRINT_JOB.id, done_at: null } },
+  },
   // ---- external API (Authorization: Bearer svc_…)
   getExternalOrders: {
     responses: { 200: { data: [ORDER], total: 1554, limit: 1, offset: 0 }, 401: missingKey, 403: forbiddenScope('read') },

@@ -65,7 +65,8 @@ describe('the frame every area plugs into (AREAS.md "Shape")', () => {
       'webhooks-prune': '17 3 * * *',
       'haccp-overdue': '*/5 * * * *',
     };
-    expect(schedule(local)).toEqual({ ...common, 'loyalty-lease-returns': '*/5 * * * *' });
+    // The appliance sends its print jobs (issue 24); the cloud never prints.
+    expect(schedule(local)).toEqual({ ...common, 'loyalty-lease-returns': '*/5 * * * *', 'printing.deliver': '*/2 * * * * *' });
     expect(schedule(cloud)).toEqual({ ...common, 'loyalty-lease-renewal': '*/5 * * * *' });
     // And the scheduler plugin registered exactly those (plus the appliance's backup where it has one).
     expect(cloud.app.scheduler.names().sort()).toEqual(Object.keys(schedule(cloud)).sort());

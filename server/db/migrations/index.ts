@@ -21,6 +21,7 @@ import * as m0019 from './0019_table_public_code.js';
 import * as m0020 from './0020_order_item_options.js';
 import * as m0021 from './0021_stations.js';
 import * as m0022 from './0022_order_fires_voids.js';
+import * as m0024 from './0024_printing.js';
 import * as m0025 from './0025_till.js';
 
 /**
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   '0020_order_item_options': m0020,
   '0021_stations': m0021,
   '0022_order_fires_voids': m0022,
+  '0024_printing': m0024,
   '0025_till': m0025,
 };
 

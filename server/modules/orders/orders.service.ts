@@ -100,6 +100,10 @@ export interface OrderHooks {
   statusChanged: (w: Writer, actor: Actor, order: Order, from: OrderStatus, to: OrderStatus) => Promise<void>;
   /** After open → paid (once per order). */
   paid: (w: Writer, actor: Actor, order: Order, payment: PaymentInfo) => Promise<void>;
+  /** After a held course was fired (not for a repeated fire). */
+  courseFired: (w: Writer, actor: Actor, order: Order, course: number) => Promise<void>;
+  /** After units of a line were voided (`order` shows the line as it was fired: `fired_at`). */
+  itemVoided: (w: Writer, actor: Actor, order: Order, v: { id: string; item_id: string; quantity: number; reason: string }) => Promise<void>;
 }
 export interface PaymentInfo {
   provider?: string;
@@ -131,7 +135,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
   }
   /** K on an appliance, W in the cloud: numbers born on either side never collide (ARCHITECTURE §4). */
   const prefix = changes.origin === 'cloud' ? 'W' : 'K';
-  const hooks: { [K in keyof OrderHooks]: OrderHooks[K][] } = { creating: [], created: [], statusChanged: [], paid: [] };
+  const hooks: { [K in keyof OrderHooks]: OrderHooks[K][] } = { creating: [], created: [], statusChanged: [], paid: [], courseFired: [], itemVoided: [] };
   async function run<K extends keyof OrderHooks>(name: K, ...args: Parameters<OrderHooks[K]>): Promise<void> {
     for (const fn of hooks[name]) await (fn as (...a: Parameters<OrderHooks[K]>) => Promise<void>)(...args);
   }
@@ -442,6 +446,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         const order = toOrderDto({ ...row, updated_at: w.now }, items.map((i) => (i.course === course && !i.fired_at ? { ...i, fired_at: w.now } : i)));
         const { tenant_id: _t, order_id: _o, ...wire } = fire;
         await w.record({ entity: 'order', entityId: id, kind: 'order.course_fired', payload: { order, fire: wire } });
+        await run('courseFired', w, actor, order, course);
         return { order, changed: true };
       });
     },
@@ -473,6 +478,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         const order = toOrderDto({ ...row, total_cents: total, updated_at: w.now }, next);
         const { tenant_id: _t, order_id: _o, ...wire } = v;
         await w.record({ entity: 'order', entityId: id, kind: 'order.item_voided', payload: { order, void: wire } });
+        await run('itemVoided', w, actor, order, { id: v.id, item_id: itemId, quantity: input.quantity, reason: input.reason });
         return order;
       });
     },
@@ -482,6 +488,12 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
       await load(tenantId, id);
       const [fires, voids] = await Promise.all([ordersRepository.firesOf(db, [id]), ordersRepository.voidsOf(db, [id])]);
       return { fires: fires.map(({ tenant_id: _t, order_id: _o, ...f }) => f), voids: voids.map(({ tenant_id: _t, order_id: _o, ...v }) => v) };
+    },
+
+    /** Each product's station (its own, else its category's, else keuken), read through `exec` (printing, inside an order's transaction). */
+    async stationsOf(exec: Db | Writer['trx'], tenantId: string, productIds: string[]): Promise<Map<string, string>> {
+      const rows = await ordersRepository.stationsOf(exec, tenantId, productIds);
+      return new Map(rows.map((r) => [r.id, r.station ?? r.category_station ?? DEFAULT_STATION]));
     },
 
     /** One order, read inside the caller's transaction. */
