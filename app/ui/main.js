@@ -31,6 +31,7 @@ export const SCREENS = [
   { path: '/beheer/diensten', label: 'Diensten en loon', file: './admin/shifts.js', admin: true },
   { path: '/beheer/voedselveiligheid', label: 'Koelcellen en lijsten', file: './admin/haccp.js', admin: true },
   { path: '/beheer/locaties', label: 'Locaties', file: './admin/locations.js', admin: true },
+  { path: '/beheer/printers', label: 'Printers', file: './admin/printers.js', admin: true },
   { path: '/beheer/koppelingen', label: 'API-sleutels en webhooks', file: './admin/integrations.js', admin: true },
   { path: '/beheer/instellingen', label: 'Instellingen', file: './admin/settings.js', admin: true },
 ];

@@ -22,6 +22,7 @@ import { seedFloor } from './floor.js';
 import { seedInsights } from './insights.js';
 import { seedPartners } from './partners.js';
 import { seedPayments } from './payments.js';
+import { seedPrinting } from './printing.js';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Bistro De Gouden Lepel';
@@ -114,6 +115,7 @@ export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['insights', seedInsights],
   ['partners', seedPartners],
   ['payments', seedPayments],
+  ['printing', seedPrinting],
 ];
 
 export function demoUrl(config: Pick<Config, 'host' | 'port'>): string {

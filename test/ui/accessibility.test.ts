@@ -15,7 +15,7 @@ describeBrowser('accessibility of every screen (axe-core, issue 26)', () => {
     ['/keuken', 'Keuken'], ['/bestellen', 'Nieuwe bestelling'], ['/vloer', 'Plattegrond'], ['/reserveringen', 'Reserveringen'], ['/haccp', 'Temperaturen'],
     ['/controlelijsten', 'Controlelijsten'], ['/voorraad', 'Voorraad'], ['/klanten', 'Klanten en punten'], ['/diensten', 'In- en uitklokken'],
     ['/beheer/inzichten', 'Inzichten'], ['/beheer/menu', 'Menu en recepten'], ['/beheer/opties', 'Keuzes en opties'], ['/beheer/tafels', 'Tafels'], ['/beheer/medewerkers', 'Medewerkers'],
-    ['/beheer/diensten', 'Diensten en loon'], ['/beheer/voedselveiligheid', 'Koelcellen en lijsten'], ['/beheer/locaties', 'Locaties'],
+    ['/beheer/diensten', 'Diensten en loon'], ['/beheer/voedselveiligheid', 'Koelcellen en lijsten'], ['/beheer/locaties', 'Locaties'], ['/beheer/printers', 'Printers'],
     ['/beheer/koppelingen', 'API-sleutels en webhooks'], ['/beheer/instellingen', 'Instellingen'],
   ] as const;
   const found: Record<string, AxeFinding[]> = {};
@@ -79,6 +79,7 @@ describeBrowser('accessibility of every screen (axe-core, issue 26)', () => {
       ['/beheer/opties', '#groups tr[data-group="Saus (kies 1)"] [data-action="edit"]', '#group-dialog'],
       ['/reserveringen', '#new-booking', '#booking-dialog'],
       ['/beheer/tafels', '#new-table', '#table-edit-dialog'],
+      ['/beheer/printers', '#new-printer', '#printer-dialog'],
       ['/beheer/diensten', '#new-shift', '#shift-dialog'],
       ['/beheer/voedselveiligheid', '#new-unit', '#unit-dialog'],
       ['/beheer/medewerkers', '#user-list tr[data-user="Sanne"] [data-action="pin"]', '#pin-dialog'],

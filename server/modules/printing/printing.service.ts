@@ -495,6 +495,18 @@ export function createPrintingService(deps: PrintingDeps) {
       return toJobDto(job);
     },
 
+    /**
+     * The order's own ticket now, if it has none yet (the demo's open orders, made before its printers):
+     * the same job an order hook makes, once (`dedupe_key`). Answers how many jobs were made.
+     */
+    async queueOrderTicket(tenantId: string, orderId: string, staffId: string | null): Promise<number> {
+      if (!prints) throw noPrinting();
+      const order = await orders.get(tenantId, orderId);
+      const made = await changes.write(tenantId, (w) => orderTicket(w.trx, w.now, tenantId, order, staffId));
+      kick();
+      return made;
+    },
+
     // ------------------------------------------------------------ order hooks (server/modules/index.ts)
 
     /** `created`: a staff order (or a guest's table round) goes to the kitchen now. */
