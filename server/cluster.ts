@@ -16,6 +16,9 @@ import { newId } from './shared/ids.js';
  *   every other node turns it into the change log's 'remote' event, which wakes that node's sync
  *   pull long-polls, socket fan-out and change-log consumers. A wake-up only: readers read the log.
  *
+ * - notices (`ChangeLog.announce`, e.g. a revoked SYNC_KEY): published as `{node, topic, data}` on the
+ *   same channel; every other node turns it into the change log's 'notice' event (local: false).
+ *
  * All keys and channels start with `prefix` (REDIS_KEY_PREFIX), so tests and several deployments
  * can share one Redis without hearing each other.
  */
@@ -60,8 +63,10 @@ export async function connectCluster(opts: ClusterOptions): Promise<Cluster> {
   const onMessage = (ch: string, message: string) => {
     if (ch !== channel) return;
     try {
-      const m = JSON.parse(message) as { node: string; tenant: string; seq: number };
-      if (m.node !== node && typeof m.tenant === 'string' && Number.isInteger(m.seq)) opts.changes.notifyRemote(m.tenant, m.seq);
+      const m = JSON.parse(message) as { node: string; tenant?: string; seq?: number; topic?: string; data?: string };
+      if (m.node === node) return;
+      if (typeof m.topic === 'string' && typeof m.data === 'string') opts.changes.notifyRemoteNotice(m.topic, m.data);
+      else if (typeof m.tenant === 'string' && Number.isInteger(m.seq)) opts.changes.notifyRemote(m.tenant, m.seq!);
     } catch {
       // not ours
     }
@@ -72,6 +77,9 @@ export async function connectCluster(opts: ClusterOptions): Promise<Cluster> {
     // Fire and forget: a lost notice only delays the other nodes (their sweeps and long-poll
     // timeouts catch up); it never loses a change, which is in the log.
     redis.publish(channel, JSON.stringify({ node, tenant: tenantId, seq })).catch(() => {});
+  };
+  const onNotice = (topic: string, data: string, local: boolean) => {
+    if (local) redis.publish(channel, JSON.stringify({ node, topic, data })).catch(() => {});
   };
 
   try {
@@ -91,6 +99,7 @@ export async function connectCluster(opts: ClusterOptions): Promise<Cluster> {
     throw new Error(`Redis (REDIS_URL, ${host}) is niet bereikbaar: ${(err as Error).message}`, { cause: err });
   }
   opts.changes.on('committed', onCommitted);
+  opts.changes.on('notice', onNotice);
 
   let closed = false;
   return {
@@ -102,6 +111,7 @@ export async function connectCluster(opts: ClusterOptions): Promise<Cluster> {
       if (closed) return;
       closed = true;
       opts.changes.off('committed', onCommitted);
+      opts.changes.off('notice', onNotice);
       commitSub.off('message', onMessage);
       await quit();
     },

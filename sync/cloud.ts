@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import type { ChangeInput, ChangeLog, Writer } from '../server/db/change-log.js';
+import type { ChangeInput, ChangeLog, ChangeRecord, Writer } from '../server/db/change-log.js';
 import { ROWS_PER_INSERT, type Db, type Executor } from '../server/db/connection.js';
 import type { SyncDevicesTable, SyncOpsTable } from '../server/db/database.js';
 import { isUniqueViolation } from '../server/db/errors.js';
@@ -69,6 +70,28 @@ class RetrySafely extends Error {
     super('sync push: an op failed in an optimistic chunk');
   }
 }
+
+/**
+ * What an idle long-poll costs (issue 28 point 14; sync/README.md "What a pull costs"): the cloud
+ * keeps three things in memory so that a poll with nothing new costs no statement in the common case.
+ * - KEY_CACHE: SYNC_KEY hash → device row, for KEY_CACHE_MS, at most KEY_CACHE_MAX keys (unknown keys
+ *   are not cached). Revoking or rotating a key forgets it on this node at once and, through the
+ *   cluster bus (ChangeLog.announce → server/cluster.ts), on the others; a node that missed the
+ *   notice (Redis down) forgets it after KEY_CACHE_MS at the latest.
+ * - CONTACT_FLUSH_MS: contacts (last_seen_at) are noted in memory and written for all devices at once
+ *   in one statement per flush, so each device's row at most once per flush; this node's readers
+ *   (listDevices) see the noted contacts at once, other nodes within CONTACT_FLUSH_MS.
+ * - HIGH_WATER_TRUST_MS: per tenant the highest seq this node knows to exist (its commits, other
+ *   nodes' commit notices, what it read); a pull whose cursor is at or past it skips the page read.
+ *   Known only from a read of the log younger than HIGH_WATER_TRUST_MS, so a commit this node did not
+ *   hear of (another process, a lost notice) reaches the appliances within that time at the latest.
+ */
+export const KEY_CACHE_MS = 30_000;
+export const KEY_CACHE_MAX = 20_000;
+export const CONTACT_FLUSH_MS = 5_000;
+export const HIGH_WATER_TRUST_MS = 15_000;
+/** Rows per contact-flush statement (2 parameters each). */
+const CONTACTS_PER_STATEMENT = 400;
 
 const badKey = () => unauthorized('Ongeldige of ingetrokken synchronisatiesleutel (SYNC_KEY).');
 
@@ -148,6 +171,82 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
   const window = deps.window ?? cloudWindow();
   const budget = deps.budget ?? DEVICE_BUDGET;
 
+  // ── the key cache (KEY_CACHE_MS) ──
+  const keys = new LRUCache<string, DeviceRow>({ max: KEY_CACHE_MAX, ttl: KEY_CACHE_MS });
+  /** Forgets every cached key of the device (its key was revoked or rotated, here or on another node). */
+  const forgetDevice = (deviceId: string) => {
+    for (const [hash, row] of keys.entries()) if (row.id === deviceId) keys.delete(hash);
+  };
+  changes.on('notice', (topic, data) => {
+    if (topic === 'sync.device') forgetDevice(data);
+  });
+
+  // ── contacts, written in batches (CONTACT_FLUSH_MS) ──
+  const contacts = new Map<string, string>();
+  let flushTimer: NodeJS.Timeout | null = null;
+  let flushing: Promise<void> = Promise.resolve();
+  /** Notes a contact of the device at `at` (ISO); written with the next flush. */
+  function noteContact(deviceId: string, at: string): void {
+    const prev = contacts.get(deviceId);
+    if (prev === undefined || prev < at) contacts.set(deviceId, at);
+    if (!flushTimer) {
+      flushTimer = setTimeout(() => void flushContacts(), CONTACT_FLUSH_MS);
+      flushTimer.unref();
+    }
+  }
+  /** Writes the noted contacts (never moving a device's last_seen_at back: another node may have written a later one). */
+  async function flushContacts(): Promise<void> {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+    const run = flushing.then(async () => {
+      const batch = [...contacts];
+      contacts.clear();
+      for (let i = 0; i < batch.length; i += CONTACTS_PER_STATEMENT) {
+        const rows = batch.slice(i, i + CONTACTS_PER_STATEMENT);
+        const values = sql.join(rows.map(([id, at]) => sql`(${id}, ${at})`));
+        try {
+          await sql`with v(id, at) as (values ${values})
+            update sync_devices set last_seen_at = (select v.at from v where v.id = sync_devices.id)
+            where id in (select id from v)
+              and (last_seen_at is null or last_seen_at < (select v.at from v where v.id = sync_devices.id))`.execute(db);
+        } catch {
+          // A contact is a hint (the next one comes within a poll): keep the newer of the two for the next flush.
+          for (const [id, at] of rows) if (!(contacts.get(id)! >= at)) contacts.set(id, at);
+        }
+      }
+    });
+    flushing = run.catch(() => {});
+    return run;
+  }
+  /** A device row as readers should see it: with this node's contact not written yet. */
+  const withContact = (d: DeviceRow): DeviceRow => {
+    const at = contacts.get(d.id);
+    return at !== undefined && (d.last_seen_at === null || d.last_seen_at < at) ? { ...d, last_seen_at: at } : d;
+  };
+
+  // ── the tenants' high-water marks (HIGH_WATER_TRUST_MS) ──
+  /**
+   * Per tenant: the highest seq known to exist, and when a read of the log last confirmed it (ms,
+   * this process's time; 0: never). A commit heard of raises the mark even without a read, so a read
+   * that began before that commit and ends after it cannot lower it again.
+   */
+  const highWater = new LRUCache<string, { seq: number; readAt: number }>({ max: 100_000 });
+  const raise = (tenantId: string, seq: number) => {
+    const hw = highWater.get(tenantId);
+    if (!hw) highWater.set(tenantId, { seq, readAt: 0 });
+    else if (hw.seq < seq) hw.seq = seq;
+  };
+  /** After a read of the tenant's log at `readAt` that ended at `seq` with nothing after it. */
+  const confirmed = (tenantId: string, seq: number, readAt: number) => {
+    const hw = highWater.get(tenantId);
+    highWater.set(tenantId, { seq: Math.max(seq, hw?.seq ?? 0), readAt: Math.max(readAt, hw?.readAt ?? 0) });
+  };
+  /** Whether this node knows that nothing after `cursor` was committed for the tenant (so the page read can be skipped). */
+  const nothingAfter = (tenantId: string, cursor: number) => {
+    const hw = highWater.get(tenantId);
+    return !!hw && listening && performance.now() - hw.readAt < HIGH_WATER_TRUST_MS && cursor >= hw.seq;
+  };
+
   /**
    * Waiting long-polls per tenant, woken by one pair of change-log listeners (this node's commits
    * and other nodes' notices, server/cluster.ts) instead of a pair per poll: a node holds hundreds of
@@ -157,13 +256,25 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
   const wakeTenant = (tenantId: string) => {
     for (const wake of waiting.get(tenantId) ?? []) wake();
   };
+  const onCommitted = (tenantId: string, records: ChangeRecord[]) => {
+    const last = records[records.length - 1];
+    if (last) raise(tenantId, last.seq);
+    wakeTenant(tenantId);
+  };
+  const onRemote = (tenantId: string, seq: number) => {
+    raise(tenantId, seq);
+    wakeTenant(tenantId);
+  };
+  /** Listening to commits (from the first pull on): high-water marks are only trusted while this node hears them. */
   let listening = false;
+  const listen = () => {
+    if (listening) return;
+    listening = true;
+    changes.on('committed', onCommitted);
+    changes.on('remote', onRemote);
+  };
   function waitForCommit(tenantId: string, wake: () => void): () => void {
-    if (!listening) {
-      listening = true;
-      changes.on('committed', wakeTenant);
-      changes.on('remote', wakeTenant);
-    }
+    listen();
     let set = waiting.get(tenantId);
     if (!set) waiting.set(tenantId, (set = new Set()));
     set.add(wake);
@@ -174,7 +285,10 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
   }
 
   /** The key may have been revoked since the request was authenticated (a long-poll, a long push): check again. */
-  async function assertActive(exec: Executor, device: DeviceRow): Promise<void> {
+  async function assertActive(exec: Executor, device: DeviceRow, opts: { cached?: boolean } = {}): Promise<void> {
+    // A pull may trust the key cache: a key still in it is neither revoked nor rotated (both forget it
+    // at once). A push checks the row in its own transaction.
+    if (opts.cached && keys.get(device.key_hash)?.id === device.id) return;
     const row = await exec.selectFrom('sync_devices').select(['revoked_at', 'key_hash']).where('id', '=', device.id).executeTakeFirst();
     // Revoked, or the key rotated (the request came with the old one).
     if (!row || row.revoked_at || row.key_hash !== device.key_hash) throw badKey();
@@ -275,6 +389,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     const changes: PullResponse['changes'] = [];
     let bytes = 0;
     let after = cursor;
+    // Taken before the read: a commit after this moment is heard (listening) or shows in the next read.
+    const readAt = performance.now();
     for (;;) {
       const slice = Math.min(100, limit + 1 - changes.length);
       const rows = await db.selectFrom('change_log').selectAll().where('tenant_id', '=', tenantId).where('seq', '>', after).orderBy('seq').limit(slice).execute();
@@ -284,7 +400,11 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         changes.push({ seq: Number(r.seq), op_id: r.op_id, origin: r.origin, entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: JSON.parse(r.payload) as unknown, created_at: r.created_at });
         after = Number(r.seq);
       }
-      if (rows.length < slice) return { changes, hasMore: false };
+      if (rows.length < slice) {
+        // Nothing after `after` when the read began (or since: those commits raised the mark).
+        if (listening) confirmed(tenantId, after, readAt);
+        return { changes, hasMore: false };
+      }
     }
   }
 
@@ -422,13 +542,17 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
 
     async listDevices(tenantId: string): Promise<DeviceDto[]> {
       const rows = await db.selectFrom('sync_devices').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').orderBy('id').execute();
-      return rows.map(toDeviceDto);
+      return rows.map((r) => toDeviceDto(withContact(r)));
     },
+
+    /** Writes the contacts noted in memory now (the server's close; tests). */
+    flushContacts,
 
     async revokeDevice(tenantId: string, id: string): Promise<void> {
       const row = await db.selectFrom('sync_devices').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
       if (!row || row.revoked_at) throw notFound('Apparaat');
       await db.updateTable('sync_devices').set({ revoked_at: clock.now().toISOString() }).where('id', '=', id).execute();
+      changes.announce('sync.device', id);
     },
 
     /**
@@ -441,6 +565,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       const row = await db.selectFrom('sync_devices').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
       if (!row || row.revoked_at) throw notFound('Apparaat');
       await db.updateTable('sync_devices').set({ key_hash: sha256(key) }).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+      changes.announce('sync.device', id);
       return { device: toDeviceDto(row), sync_key: key };
     },
 
@@ -448,9 +573,13 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     async authenticate(authorization: string | undefined): Promise<DeviceRow> {
       const m = /^Bearer\s+(\S{16,200})$/i.exec(authorization ?? '');
       if (!m) throw badKey();
+      const hash = sha256(m[1]!);
+      const hit = keys.get(hash);
+      if (hit) return hit;
       try {
-        const row = await db.selectFrom('sync_devices').selectAll().where('key_hash', '=', sha256(m[1]!)).executeTakeFirst();
+        const row = await db.selectFrom('sync_devices').selectAll().where('key_hash', '=', hash).executeTakeFirst();
         if (!row || row.revoked_at) throw badKey();
+        keys.set(hash, row);
         return row;
       } catch (err) {
         if (isTransientDbError(err)) throw unavailable();
@@ -467,6 +596,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         .set({ last_seen_at: clock.now().toISOString(), app_version: q.app_version ?? null, schema_version: q.schema_version, protocol_version: q.protocol_version })
         .where('id', '=', device.id)
         .execute();
+      // The cached row (if any) has the old versions: read it again with the next request.
+      keys.delete(device.key_hash);
       return { ...versions(), device: { id: device.id, name: device.name, tenant_id: device.tenant_id }, tenant, last_seq: await changes.lastSeq(device.tenant_id) };
     },
 
@@ -507,12 +638,18 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       }
       if (!complete && results.length === 0) throw unavailable();
       const now = clock.now().toISOString();
-      await db
-        .updateTable('sync_devices')
-        .set({ last_seen_at: now, app_version: body.app_version ?? null, schema_version: body.schema_version, protocol_version: body.protocol_version })
-        .where('id', '=', device.id)
-        .execute()
-        .catch(() => {});
+      if (device.app_version !== (body.app_version ?? null) || device.schema_version !== body.schema_version || device.protocol_version !== body.protocol_version) {
+        // Another version than the device's row says (an upgrade without a hello): written now, and the key cache forgets the old row.
+        await db
+          .updateTable('sync_devices')
+          .set({ last_seen_at: now, app_version: body.app_version ?? null, schema_version: body.schema_version, protocol_version: body.protocol_version })
+          .where('id', '=', device.id)
+          .execute()
+          .then(() => keys.delete(device.key_hash))
+          .catch(() => {});
+      } else {
+        noteContact(device.id, now);
+      }
       const acked = results.length > 0 ? results[results.length - 1]!.device_seq : 0;
       return { ...versions(), acked_through: acked, results, complete };
     },
@@ -546,21 +683,17 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       checkVersions(q.protocol_version, q.schema_version);
       // A pull is contact too (an idle appliance only long-polls): the cloud's public ordering reads
       // last_seen_at to tell a silent appliance, and a contact after an order was committed means the
-      // appliance has it (issue 12). At most one write per 2 s per device.
-      const seenAt = clock.now();
-      await db
-        .updateTable('sync_devices')
-        .set({ last_seen_at: seenAt.toISOString() })
-        .where('id', '=', device.id)
-        .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', new Date(seenAt.getTime() - 2_000).toISOString())]))
-        .execute()
-        .catch(() => {});
+      // appliance has it (issue 12). Noted in memory, written with the next flush (CONTACT_FLUSH_MS).
+      noteContact(device.id, clock.now().toISOString());
+      listen();
       let wake: (() => void) | undefined;
       const woke = new Promise<void>((resolve) => (wake = resolve));
       // A commit of this tenant (here, or on another cloud node) wakes this poll.
       const unwait = q.wait > 0 ? waitForCommit(device.tenant_id, () => wake!()) : () => {};
       try {
-        let page = await readPage(device.tenant_id, q.cursor, q.limit);
+        // Nothing committed after the cursor that this node knows of (HIGH_WATER_TRUST_MS): no read.
+        const read = () => (nothingAfter(device.tenant_id, q.cursor) ? Promise.resolve({ changes: [], hasMore: false }) : readPage(device.tenant_id, q.cursor, q.limit));
+        let page = await read();
         if (page.changes.length === 0 && q.wait > 0 && !signal?.aborted) {
           let timer: NodeJS.Timeout | undefined;
           const onAbort = () => wake!();
@@ -569,8 +702,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           // The key may have been revoked during the wait: nothing committed after that reaches it.
-          await assertActive(db, device);
-          page = await readPage(device.tenant_id, q.cursor, q.limit);
+          await assertActive(db, device, { cached: true });
+          page = await read();
         }
         return {
           ...versions(),

@@ -90,6 +90,10 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRoutesOptions> = async (app, 
     for (const poll of polls) poll.abort();
     done();
   });
+  // The appliances' contacts noted in memory (sync/cloud.ts CONTACT_FLUSH_MS) are written before the database closes.
+  app.addHook('onClose', async () => {
+    await sync.cloud.flushContacts();
+  });
 
   app.get(
     '/sync/status',

@@ -65,6 +65,12 @@ export type ChangeLogEvents = {
    * never on the appliance). Only a wake-up: listeners read the log itself for the records.
    */
   remote: [tenantId: string, seq: number];
+  /**
+   * A notice that every node must hear, not a change: e.g. `sync.device` (a SYNC_KEY revoked or
+   * rotated: forget the cached key). `local` is true on the node it happened on (server/cluster.ts
+   * relays those to the other nodes, where they arrive with `local` false).
+   */
+  notice: [topic: string, data: string, local: boolean];
 };
 
 export class ChangeLog extends EventEmitter<ChangeLogEvents> {
@@ -136,6 +142,16 @@ export class ChangeLog extends EventEmitter<ChangeLogEvents> {
   /** A commit on another node (cluster bus): wakes the same readers as a local commit would. */
   notifyRemote(tenantId: string, seq: number): void {
     this.notify('remote', [tenantId, seq]);
+  }
+
+  /** Tells this node's listeners now and, through the cluster bus, every other node's (`notice`). */
+  announce(topic: string, data: string): void {
+    this.notify('notice', [topic, data, true]);
+  }
+
+  /** A notice from another node (cluster bus). */
+  notifyRemoteNotice(topic: string, data: string): void {
+    this.notify('notice', [topic, data, false]);
   }
 
   private notify<K extends keyof ChangeLogEvents>(event: K, args: ChangeLogEvents[K]): void {

@@ -270,6 +270,23 @@ function suite(): void {
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(wokeAfter).toBeLessThan(1000);
   });
+
+  it('(e) a SYNC_KEY revoked or rotated on node B is refused on node A at once, although A had cached it; A still delivers B\'s commits to a warm cursor', async () => {
+    const c = await twoNodes();
+    const { device, sync_key } = await c.primary.services.sync.cloud.createDevice(c.tenant.id, 'Kassa');
+    const cursor = await c.primary.changes.lastSeq(c.tenant.id);
+    const pullA = (key: string, from = cursor) =>
+      c.a.rt.app.inject({ method: 'GET', url: `/api/v1/sync/pull?protocol_version=${PROTOCOL_VERSION}&schema_version=${SCHEMA_VERSION}&cursor=${from}&wait=0`, headers: { authorization: `Bearer ${key}` } });
+    expect((await pullA(sync_key)).statusCode).toBe(200); // A caches the key and knows the tenant's mark
+    // A commit on B reaches a pull on A from that cursor (the notice raised A's mark), not skipped.
+    const created = await post(c.b, '/api/v1/orders', c.staff, orderBody(c.menu));
+    await until(async () => (await pullA(sync_key)).json<{ changes: Array<{ entity_id: string }> }>().changes.some((ch) => ch.entity_id === created.json<{ id: string }>().id), 3000, 'B\'s order on A');
+    const rotated = await c.b.rt.services.sync.cloud.rotateDevice(c.tenant.id, device.id);
+    await until(async () => (await pullA(sync_key)).statusCode === 401, 1000, 'the old key refused on A');
+    expect((await pullA(rotated.sync_key)).statusCode).toBe(200);
+    await c.b.rt.services.sync.cloud.revokeDevice(c.tenant.id, device.id);
+    await until(async () => (await pullA(rotated.sync_key)).statusCode === 401, 1000, 'the revoked key refused on A');
+  });
 }
 
 const banner = (msg: string) => `\n${'!'.repeat(78)}\n!! ${msg}\n${'!'.repeat(78)}\n`;
