@@ -26,13 +26,13 @@ const GUESTS = ['Sophie de Wit', 'Thomas Vermeulen', 'Lotte Kuipers', 'Milan Pri
  * and tonight one order paid and one still waiting at the checkout. Everything goes through the real
  * public-ordering and payments services with a clock set to each moment.
  */
-export async function seedPayments(ctx: DemoContext): Promise<void> {
-  const { runtime, tenant, admin } = ctx;
+/** The public-ordering and payments services on a clock of their own, and one guest's web order from menu to payment. */
+async function webOrdering(ctx: DemoContext, seed: number) {
+  const { runtime, tenant } = ctx;
   // What guests can order now (earlier areas may have sold something out): the public menu's products.
   const products = (await runtime.services.menu.staffMenu(tenant.id)).categories.flatMap((c) => c.products).filter((p) => p.available && p.price_cents > 0);
-  if (products.length === 0) return;
-  const random = rng(20261212);
-  const choices = rng(1212);
+  const random = rng(seed);
+  const choices = rng(seed % 10_000);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const clock = new ManualClock();
   const db = runtime.handle.db;
@@ -69,7 +69,20 @@ export async function seedPayments(ctx: DemoContext): Promise<void> {
     await payments.handleCallback([sim]);
     return body;
   };
+  return { products, random, clock, orders, payments, order };
+}
 
+/**
+ * The eight weeks of web orders (before the stock seeder, which books every completed order's
+ * consumption at the moment it completed): each guest pays, and picks the order up half an hour
+ * later, so the history ends finished and the kitchen board opens on tonight only (docs/kitchen.md).
+ * Now and then the manager refunds part of one the same evening.
+ */
+export async function seedWebOrders(ctx: DemoContext): Promise<void> {
+  const { runtime, tenant, admin } = ctx;
+  const { products, random, clock, orders, payments, order } = await webOrdering(ctx, 20261212);
+  if (products.length === 0) return;
+  const staff = { tenantId: tenant.id, userId: admin.id, via: 'pos' as const };
   const today = runtime.clock.now();
   const weeks = historyWeeks();
   const startDay = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - weeks * 7));
@@ -86,20 +99,37 @@ export async function seedPayments(ctx: DemoContext): Promise<void> {
       const body = await order(i++, 'paid');
       if (!body) continue;
       paid += 1;
+      // The kitchen fires what waits (a main's course 2), and the guest picks it up half an hour later:
+      // completed (the stock seeder books what it used).
+      for (const course of new Set(body.order.items.filter((it) => it.held).map((it) => it.course))) await orders.fire(staff, body.order.id, course);
+      clock.advance(30 * 60_000);
+      await orders.setStatus(staff, body.order.id, 'completed');
       if (random() < 0.05) {
         // Something was missing from the bag: the manager refunds part of it the same evening.
-        clock.advance(90 * 60_000);
+        clock.advance(60 * 60_000);
         await payments.refund({ tenantId: tenant.id, userId: admin.id }, body.payment_id!, 250 + 50 * Math.floor(random() * 6));
         refunds += 1;
       }
     }
   }
-  // Tonight: one guest has paid, one is still at the checkout.
-  clock.set(new Date(today.getTime() - 20 * 60_000));
-  if (await order(i++, 'paid')) paid += 1;
-  clock.set(new Date(today.getTime() - 3 * 60_000));
-  await order(i++, 'open');
   ctx.counts.web_orders = i;
   ctx.counts.payments_paid = paid;
   ctx.counts.refunds = refunds;
+}
+
+/**
+ * Tonight's web orders (last, after the partner webhook, so they queue its deliveries): one guest has
+ * paid and the order waits on the kitchen board, one is still at the checkout.
+ */
+export async function seedPayments(ctx: DemoContext): Promise<void> {
+  const { runtime } = ctx;
+  const { products, clock, order } = await webOrdering(ctx, 20261127);
+  if (products.length === 0) return;
+  const today = runtime.clock.now();
+  let i = ctx.counts.web_orders ?? 0;
+  clock.set(new Date(today.getTime() - 20 * 60_000));
+  if (await order(i++, 'paid')) ctx.counts.payments_paid = (ctx.counts.payments_paid ?? 0) + 1;
+  clock.set(new Date(today.getTime() - 3 * 60_000));
+  await order(i++, 'open');
+  ctx.counts.web_orders = i;
 }

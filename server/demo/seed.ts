@@ -21,7 +21,7 @@ import { seedHaccp } from './haccp.js';
 import { seedFloor } from './floor.js';
 import { seedInsights } from './insights.js';
 import { seedPartners } from './partners.js';
-import { seedPayments } from './payments.js';
+import { seedPayments, seedWebOrders } from './payments.js';
 import { seedPrinting } from './printing.js';
 
 export const DEMO_SLUG = 'demo';
@@ -109,6 +109,7 @@ export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['menu', seedMenu],
   ['orders', seedOrders],
   ['loyalty', seedLoyalty],
+  ['web orders', seedWebOrders],
   ['stock', seedStock],
   ['haccp', seedHaccp],
   ['floor', seedFloor],

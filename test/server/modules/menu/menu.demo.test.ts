@@ -67,7 +67,7 @@ describe('demo restaurant: menu depth (server/demo/menu.ts)', () => {
 
     // Tonight: the first table has the steak (pepper sauce, medium) on seat 1 and the burger with two extras on seat 2, held as course 2.
     const live = await orders.live(tenantId);
-    const first = live.find((o) => o.items.some((i) => i.name === 'Biefstuk met friet' && i.modifiers.map((m) => m.name).join() === 'Pepersaus,Medium'))!;
+    const first = live.find((o) => o.source === 'pos' && o.items.some((i) => i.name === 'Biefstuk met friet' && i.modifiers.map((m) => m.name).join() === 'Pepersaus,Medium'))!;
     expect(first).toBeDefined();
     expect(first.status).toBe('new');
     const steak = first.items.find((i) => i.name === 'Biefstuk met friet')!;

@@ -58,6 +58,14 @@ describe('demo restaurant: stock', () => {
     const completedAt = new Map(all.map((o) => [o.id, o.updated_at]));
     for (const s of sales) expect(s.created_at).toBe(completedAt.get(s.ref_id!));
 
+    // The web orders of the history were picked up (completed, their sales booked above): nothing of an
+    // earlier day is left open, so the kitchen board opens on tonight's orders only (docs/kitchen.md).
+    const web = await orders.list(tenantId, { source: 'web' }, 200, 0);
+    expect(web.data.filter((o) => o.status === 'completed').length).toBeGreaterThan(5);
+    const recent = t.clock.now().getTime() - 3 * 3_600_000; // tonight's (only a day boundary within the last hours could put them on the list)
+    expect((await orders.unfinished(tenantId)).filter((o) => Date.parse(o.created_at) < recent)).toEqual([]);
+    expect((await orders.live(tenantId)).some((o) => o.source === 'web' && o.payment_status === 'paid')).toBe(true);
+
     // Deliveries, transfers and counts too; the levels are the ledger's; the purchase advice has something to say.
     const types = await t.handle.db.selectFrom('stock_movements').select('type').distinct().where('tenant_id', '=', tenantId).execute();
     expect(types.map((x) => x.type).sort()).toEqual(['ADJUSTMENT', 'INTAKE', 'REMOVAL', 'TRANSFER_IN', 'TRANSFER_OUT']);
