@@ -368,7 +368,8 @@ export default function Kitchen() {
   });
   useLive(['print:failed'], (e) => {
     if (!e || !e.job_id) return;
-    setAlerts((list) => (list.some((a) => a.job_id === e.job_id) ? list : [...list, e]));
+    // One banner per job: a later alert about it (moved to the fallback, then failed there too) replaces it.
+    setAlerts((list) => [...list.filter((a) => a.job_id !== e.job_id), e]);
   });
   useEffect(() => {
     // A new card is visible at once: its column scrolls to it (the flash is in the CSS).
