@@ -26,6 +26,7 @@ import type { HaccpTables } from './tables/haccp.js';
 import type { ShiftsTables } from './tables/shifts.js';
 import type { WasteTables } from './tables/waste.js';
 import type { PrintingTables } from './tables/printing.js';
+import type { JournalTables } from './tables/journal.js';
 
 export type * from './tables/tenants.js';
 export type * from './tables/users.js';
@@ -46,6 +47,7 @@ export type * from './tables/haccp.js';
 export type * from './tables/shifts.js';
 export type * from './tables/waste.js';
 export type * from './tables/printing.js';
+export type * from './tables/journal.js';
 
 /** Every table by name (a new area adds its `<Area>Tables` here). */
 export interface Database
@@ -67,4 +69,5 @@ export interface Database
     HaccpTables,
     ShiftsTables,
     WasteTables,
-    PrintingTables {}
+    PrintingTables,
+    JournalTables {}

@@ -48,6 +48,8 @@ import { createFloorService } from './floor/floor.service.js';
 import { reservationsRoutes } from './reservations/reservations.routes.js';
 import { createReservationsService } from './reservations/reservations.service.js';
 import { haccpRoutes } from './haccp/haccp.routes.js';
+import { journalRoutes } from './journal/journal.routes.js';
+import { createJournalService } from './journal/journal.service.js';
 import { createHaccpService } from './haccp/haccp.service.js';
 import { chromiumPdfRenderer } from './haccp/haccp.pdf.js';
 import { haccpJobs } from './haccp/haccp.jobs.js';
@@ -87,7 +89,10 @@ export function createServices(deps: CoreDeps) {
   const auth = createAuthService({ db, clock, changes, tenants: keys, users: users.credentials });
   const sync = createSyncService({ ...deps, registry: syncRegistry });
   const menu = createMenuService({ db, changes });
-  const orders = createOrdersService({ db, changes, menu, tenants, clock });
+  // The till's journal (issue 25, docs/till.md): orders (voids, counter payments), the floor's bill
+  // payments and online payments and refunds append to it in their own transactions.
+  const journal = createJournalService({ db, changes, clock, tenants });
+  const orders = createOrdersService({ db, changes, menu, tenants, clock, journal });
   // Loyalty (issue 9, docs/loyalty.md): a paid order with a phone earns points in the order's own
   // transaction; an appliance with a cloud redeems beyond its lease online through its SYNC_KEY.
   const loyalty = createLoyaltyService({
@@ -104,7 +109,7 @@ export function createServices(deps: CoreDeps) {
   });
   // Floor and reservations (issue 11, docs/floor.md): an order's table_id is checked and the order joins
   // its table's open bill in the order's own transaction; each status change is announced live.
-  const floor = createFloorService({ db, changes, clock, orders, hasAppliance: async (tenantId) => (await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null) });
+  const floor = createFloorService({ db, changes, clock, orders, journal, hasAppliance: async (tenantId) => (await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null) });
   const reservations = createReservationsService({ db, changes, clock, tenants, floor });
   floor.useReservations(reservations.lookup);
   orders.on('creating', (w, actor, row) => floor.orderCreating(w, actor, row));
@@ -126,7 +131,7 @@ export function createServices(deps: CoreDeps) {
   const shifts = createShiftsService({ db, changes, tenants, forecast });
   // Payments and public ordering (issue 12): Mollie with MOLLIE_API_KEY, else the built-in simulator.
   // Pay-at-table pays the floor plan's bills (floor.billForTable, floor.recordBillPayment).
-  const payments = createPaymentsService({ db, changes, clock, orders, bills: floor, providers: createPaymentProviders({ db, clock, config: deps.config }) });
+  const payments = createPaymentsService({ db, changes, clock, orders, bills: floor, journal, providers: createPaymentProviders({ db, clock, config: deps.config }) });
   const publicOrders = createPublicOrdersService({ db, changes, clock, config: deps.config, tenants, menu, orders, payments, sync, tables: floor });
   // Food safety (issue 10, docs/haccp.md): on the cloud the overdue job leaves restaurants with an appliance to it.
   const haccp = createHaccpService({
@@ -147,7 +152,7 @@ export function createServices(deps: CoreDeps) {
     orders.on('courseFired', (w, actor, order, course) => printing.courseFired(w, actor, order, course));
     orders.on('itemVoided', (w, actor, order, v) => printing.itemVoided(w, actor, order, v));
   }
-  return { printing, guest, loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, waste, payments, publicOrders };
+  return { printing, guest, journal, loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, waste, payments, publicOrders };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -235,6 +240,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(haccpRoutes, { haccp: services.haccp, pdf: chromiumPdfRenderer() });
       await api.register(guestRoutes, { guest: services.guest });
       await api.register(printingRoutes, { printing: services.printing, role: deps.config.role });
+      await api.register(journalRoutes, { journal: services.journal });
     },
     { prefix: '/api/v1' },
   );

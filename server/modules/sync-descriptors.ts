@@ -15,6 +15,7 @@ import { PAYMENTS_LOCAL_ONLY, paymentsSync } from './payments/payments.sync.js';
 import { publicSync } from './public/public.sync.js';
 import { wasteSync } from './waste/waste.sync.js';
 import { haccpSync } from './haccp/haccp.sync.js';
+import { journalSync } from './journal/journal.sync.js';
 
 /**
  * The composition root's half of sync (AREAS.md "Offline-first"): every module's replicated
@@ -43,6 +44,7 @@ export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
   ...publicSync,
   ...wasteSync,
   ...haccpSync,
+  ...journalSync,
 ];
 
 /** Module tables that never leave the node, and why. */

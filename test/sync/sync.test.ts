@@ -334,8 +334,9 @@ describe('sync: snapshot bootstrap', () => {
     }
     // Each entity once, at most 2 per page. Orders are copied last, by id (time-ordered), so the
     // ones created while copying are in it too.
-    const count = async (table: 'users' | 'categories' | 'products' | 'orders') => (await cloud.handle.db.selectFrom(table).select('id').where('tenant_id', '=', tenant.id).execute()).length;
-    const entities = 1 + (await count('users')) + (await count('categories')) + (await count('products')) + (await count('orders'));
+    const count = async (table: 'users' | 'categories' | 'products' | 'orders' | 'journal_entries') => (await cloud.handle.db.selectFrom(table).select('id').where('tenant_id', '=', tenant.id).execute()).length;
+    // The paid order's payment is a journal entry (CONTRACT §19), copied after the orders.
+    const entities = 1 + (await count('users')) + (await count('categories')) + (await count('products')) + (await count('orders')) + (await count('journal_entries'));
     expect(await count('orders')).toBeGreaterThan(orders.length);
     expect(perPage.every((n) => n <= 2)).toBe(true);
     expect(perPage.reduce((a, b) => a + b, 0)).toBe(entities);

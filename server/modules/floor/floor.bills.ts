@@ -264,6 +264,14 @@ export function createFloorBills(ctx: FloorContext) {
     };
     await repo.insertPayment(w.trx, payment);
     await w.record(billChange(root.id, 'bill.payment_recorded', { payment: strip(payment) }));
+    // The payment in the journal (CONTRACT §19). Staff at the till cannot book into a closed business
+    // day (409); money a guest already paid online (pay-at-table) is kept and reported late.
+    await ctx.journal?.append(w, {
+      tenant_id: tenantId, kind: 'payment', ref_id: payment.id, bill_id: root.id, amount_cents: amount, tip_cents: tip,
+      method: payment.source === 'pay_at_table' ? 'online' : 'overig', user_id: payment.created_by,
+      detail: { source: payment.source, order_ids: before.orders.filter((o) => o.status !== 'cancelled').map((o) => o.id) },
+      allow_closed_day: payment.source === 'pay_at_table',
+    });
     const after = await familyOf(w.trx, tenantId, root);
     const reason = settledReason(after.figures, after.orders);
     let paidOrderIds: string[] = [];

@@ -2,6 +2,7 @@ import type { ChangeInput, ChangeLog } from '../../db/change-log.js';
 import type { Db, Executor } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
+import type { JournalAppender } from '../journal/journal.service.js';
 import type { OrdersService } from '../orders/orders.service.js';
 import { floorRepository as repo, type TableRow, type ZoneRow } from './floor.repository.js';
 import type { Table, Zone } from './floor.schemas.js';
@@ -40,6 +41,8 @@ export interface FloorDeps {
   orders: OrdersService;
   /** Cloud only: whether the restaurant has an appliance, which then runs the status job itself (its announcements sync up). */
   hasAppliance?: (tenantId: string) => Promise<boolean>;
+  /** The till's journal (CONTRACT §19): every bill payment is appended to it in its own transaction. */
+  journal?: JournalAppender;
 }
 
 /** The deps and the reservations lookup (null until the composition root hands it in). One per service. */

@@ -8,6 +8,7 @@ import { businessDay, dayStart } from '../../shared/zoned-time.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { DEFAULT_STATION } from '../menu/menu.schemas.js';
 import type { MenuService } from '../menu/menu.service.js';
+import type { JournalAppender } from '../journal/journal.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { ordersRepository, type HistoryRow, type OrderItemRow, type OrderRow, type OrderFilter } from './orders.repository.js';
 import { formatNumber, transition } from './orders.rules.js';
@@ -114,7 +115,7 @@ export interface PaymentInfo {
 const forbiddenMove = (from: OrderStatus, to: OrderStatus) => conflict(`Deze statuswijziging is niet toegestaan (van '${from}' naar '${to}').`);
 const keyReused = () => conflict('Deze idempotency-sleutel is al gebruikt voor een andere bestelling.');
 
-export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: MenuService; tenants: TenantsService; clock?: Clock }) {
+export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: MenuService; tenants: TenantsService; clock?: Clock; journal?: JournalAppender }) {
   const { db, changes, menu, tenants } = deps;
   const clock = deps.clock ?? systemClock;
 
@@ -415,7 +416,19 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
 
     /** Open → paid, once; paid never reverts. Emits order.paid the first time only. */
     async markPaid(actor: Actor, id: string, payment: PaymentInfo = {}): Promise<{ order: Order; changed: boolean }> {
-      return changes.write(actor.tenantId, (w) => markPaidIn(w, actor, id, payment));
+      return changes.write(actor.tenantId, async (w) => {
+        const r = await markPaidIn(w, actor, id, payment);
+        // Paid at the counter (PATCH payment_status): the order's total is the payment, in the journal
+        // (CONTRACT §19; refused in a closed business day). Payments through a bill or a provider are
+        // journaled where they are recorded (floor, payments).
+        if (r.changed && deps.journal) {
+          await deps.journal.append(w, {
+            tenant_id: actor.tenantId, kind: 'payment', ref_id: payment.payment_id ?? id, order_id: id, amount_cents: payment.amount_cents ?? r.order.total_cents,
+            method: payment.provider ? 'online' : 'overig', user_id: actor.userId, detail: { source: payment.provider ?? 'counter', order_number: r.order.number },
+          });
+        }
+        return r;
+      });
     },
 
     /**
@@ -479,6 +492,11 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         const { tenant_id: _t, order_id: _o, ...wire } = v;
         await w.record({ entity: 'order', entityId: id, kind: 'order.item_voided', payload: { order, void: wire } });
         await run('itemVoided', w, actor, order, { id: v.id, item_id: itemId, quantity: input.quantity, reason: input.reason });
+        // The void in the journal (CONTRACT §19): refused in a closed business day, with everything above.
+        await deps.journal?.append(w, {
+          tenant_id: actor.tenantId, kind: 'void', ref_id: v.id, order_id: id, amount_cents: item.unit_price_cents * input.quantity, user_id: actor.userId,
+          detail: { item_id: itemId, name: item.name, quantity: input.quantity, reason: input.reason },
+        });
         return order;
       });
     },

@@ -3,6 +3,7 @@ import type { Db } from '../../db/connection.js';
 import { AppError, conflict, isAppError, notFound } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import type { JournalAppender } from '../journal/journal.service.js';
 import type { Actor, OrdersService, PaymentInfo } from '../orders/orders.service.js';
 import { ProviderRefused, ProviderUnavailable, type PaymentProvider, type ProviderName, type ProviderPayment } from './payments.provider.js';
 import { paymentsRepository as repo, type PaymentFilter, type PaymentRow, type RefundRow } from './payments.repository.js';
@@ -96,7 +97,7 @@ export interface Providers {
   mollie?: PaymentProvider;
 }
 
-export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock: Clock; orders: OrdersService; providers: Providers; bills?: BillPayments; log?: (msg: string, extra?: object) => void }) {
+export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock: Clock; orders: OrdersService; providers: Providers; bills?: BillPayments; journal?: JournalAppender; log?: (msg: string, extra?: object) => void }) {
   const { db, changes, clock, orders, providers } = deps;
   let bills = deps.bills;
   const log = deps.log ?? (() => {});
@@ -176,7 +177,14 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
           const current = await orders.getIn(w, row.tenant_id, row.order_id);
           if (current.payment_status === 'paid') note = 'De bestelling was al betaald: dit is een tweede betaling. Betaal deze terug.';
           else if (current.status === 'cancelled') note = 'De bestelling was al geannuleerd toen deze betaling binnenkwam. Betaal deze terug.';
-          else await orders.markPaidIn(w, actor, row.order_id, info);
+          else {
+            await orders.markPaidIn(w, actor, row.order_id, info);
+            // Paid online: in the journal, also when its business day was closed meanwhile (then late in the next close).
+            await deps.journal?.append(w, {
+              tenant_id: row.tenant_id, kind: 'payment', ref_id: row.id, order_id: row.order_id, amount_cents: row.amount_cents, tip_cents: row.tip_cents,
+              method: 'online', detail: { source: 'web', provider: row.provider }, allow_closed_day: true,
+            });
+          }
         } else if (row.purpose === 'table' && row.bill_id) {
           if (!bills) throw new Error('pay-at-table payment without the floor plan');
           try {
@@ -413,6 +421,11 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
         };
         await repo.insertRefund(w.trx, r);
         await w.record(refundChange(r, 'payment_refund.created'));
+        // The refund in the journal (CONTRACT §19); refused in a closed business day like any booking.
+        await deps.journal?.append(w, {
+          tenant_id: actor.tenantId, kind: 'refund', ref_id: r.id, order_id: row.order_id, bill_id: row.bill_id, amount_cents: amount, method: 'online', user_id: actor.userId,
+          detail: { payment_id: row.id, provider: row.provider },
+        });
         return r;
       });
       const result = await this.sendRefund(row, refund);
@@ -435,6 +448,11 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
           await changes.write(row.tenant_id, async (w) => {
             await repo.updateRefund(w.trx, refund.id, { status: 'failed', updated_at: w.now });
             await w.record(refundChange(await repo.findRefund(w.trx, refund.id), 'payment_refund.updated'));
+            // The journal is append-only: a refund that did not happen is undone by an entry of minus its amount.
+            await deps.journal?.append(w, {
+              tenant_id: row.tenant_id, kind: 'refund', ref_id: refund.id, order_id: row.order_id, bill_id: row.bill_id, amount_cents: -refund.amount_cents, method: 'online',
+              detail: { payment_id: row.id, failed: true }, allow_closed_day: true,
+            });
           });
           log('refund refused by the provider', { payment: row.id, reason: err.message });
           throw conflict('De betaalprovider weigerde de terugbetaling. Kijk bij de betaalprovider wat er al is terugbetaald.');

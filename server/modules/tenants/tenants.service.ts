@@ -94,6 +94,21 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
       return settings;
     },
 
+    /**
+     * `cachedSettings` for a caller inside a transaction: a miss is read through `exec`, the caller's
+     * transaction (on the appliance's single SQLite connection a read beside the open transaction
+     * would wait for it forever).
+     */
+    async cachedSettingsIn(exec: Executor, tenantId: string): Promise<Settings> {
+      const hit = settingsCache.get(tenantId);
+      if (hit && Date.now() - hit.at < SETTINGS_TTL_MS) return hit.settings;
+      const t = await tenantsRepository.findById(exec, tenantId);
+      if (!t) throw notFound('Restaurant');
+      const settings = settingsOf(t);
+      settingsCache.set(tenantId, { at: Date.now(), settings });
+      return settings;
+    },
+
     async bySlug(slug: string): Promise<TenantRow | undefined> {
       return tenantsRepository.findBySlug(db, slug);
     },
