@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz -- --requests 100000 --seed 7 --db sqlite|postgres [--role cloud|local] [--budget-s 3600]`
+ * `npm run fuzz -- --requests 100000 --seed 7 --db sqlite|postgres [--role cloud|local] [--budget-s 3600] [--only 'PATCH /api/v1/reservations/{id},PATCH /api/v1/settings']`
  *
  * The long run of the OpenAPI-driven fuzzer (bench/fuzz/engine.ts; the short one is
  * test/server/fuzz.test.ts). In-process against a fresh database: SQLite in memory, or a PostgreSQL
@@ -16,6 +16,7 @@ const { values } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     role: { type: 'string', default: 'cloud' },
     'budget-s': { type: 'string' },
+    only: { type: 'string' },
   },
   allowPositionals: false,
 });
@@ -37,7 +38,8 @@ const target = await createFuzzTarget({ role: values.role as 'cloud' | 'local' }
 let code = 0;
 try {
   const doc = (await target.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
-  const fuzzer = new Fuzzer(doc, target);
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const fuzzer = new Fuzzer(doc, target, only);
   console.log(`fuzz: seed ${seed}, ${requests} requests over ${fuzzer.operations.length} operations, ${values.db}, role ${values.role}`);
   const result = await fuzzer.run({
     seed,
@@ -52,7 +54,7 @@ try {
   console.log(`operations that never answered 2xx/3xx (${neverOk.length} of ${fuzzer.operations.length}): ${neverOk.join(', ') || '-'}`);
   console.log(`slowest: ${result.slowest.map((x) => `${x.ms} ms ${x.operation} ${x.url.slice(0, 80)}`).join('; ')}`);
   console.log(formatFindings(result));
-  console.log(`(replay: npm run fuzz -- --requests ${requests} --seed ${seed} --db ${values.db} --role ${values.role})`);
+  console.log(`(replay: npm run fuzz -- --requests ${requests} --seed ${seed} --db ${values.db} --role ${values.role}${only ? ` --only '${only.join(',')}'` : ''})`);
   if (result.findings.length) code = 1;
 } finally {
   await target.close();

@@ -135,6 +135,8 @@ function idKindOf(path: string, param: string): string {
 
 export class Fuzzer {
   private readonly ops: Operation[];
+  /** The operations the run sends requests to (all, or `only`); the warm-up still reads every list. */
+  private readonly planned: Operation[];
   private readonly checker: ResponseChecker;
   private readonly ctx: GenContext;
   private readonly bodyArbs = new Map<string, fc.Arbitrary<unknown>>();
@@ -143,8 +145,12 @@ export class Fuzzer {
   constructor(
     private readonly doc: Schema,
     private readonly target: FuzzTarget,
+    /** Only these operations (`PATCH /api/v1/reservations/{id}`), e.g. to chase one finding. */
+    only?: readonly string[],
   ) {
     this.ops = operationsOf(doc);
+    this.planned = only?.length ? this.ops.filter((op) => only.includes(op.name)) : this.ops;
+    if (this.planned.length === 0) throw new Error(`fuzz: no operation named ${only!.join(', ')}`);
     this.checker = new ResponseChecker(doc);
     this.now = target.clock.now().getTime();
     const pick = (set: Set<string> | undefined) => (set && set.size ? [...set] : undefined);
@@ -164,7 +170,7 @@ export class Fuzzer {
   }
 
   get operations(): readonly Operation[] {
-    return this.ops;
+    return this.planned;
   }
 
   /** Remembers every id (and table code, phone) an answer shows, under the kind its key or place names. */
@@ -201,7 +207,7 @@ export class Fuzzer {
 
   /** Request n of the run: which operation, who sends it, what it sends. */
   plan(seed: number, n: number): { op: Operation; identity: IdentityName; inject: InjectOptions; body?: string } {
-    const op = this.ops[n % this.ops.length]!;
+    const op = this.planned[n % this.planned.length]!;
     const g = fc.sample(fc.gen(), { seed: (Math.imul(seed, 0x9e3779b1) ^ n) | 0, numRuns: 1 })[0]!;
     // Choices without fast-check's bias towards small numbers and first options (values keep it: boundaries).
     const draw = <T>(arb: fc.Arbitrary<T>): T => g(() => fc.noBias(arb));

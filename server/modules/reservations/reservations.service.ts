@@ -277,6 +277,11 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
 
     /** `PATCH /reservations/:id`: seated, cancelled or no-show, another table or moment, the guest's details; moving or ending a colliding booking resolves its conflict. */
     async update(actor: StaffActor, id: string, input: UpdateReservationInput): Promise<Reservation> {
+      // Read before the write, never inside it: on a settings-cache miss `cachedSettings` reads through
+      // `db`, and on SQLite (one connection) a read outside the write's transaction waits for that
+      // transaction to end, which waits for the read: the PATCH hung for good, holding the
+      // restaurant's write lock (issue 28 point 12; test reservations.routes.test.ts "settings").
+      const s = await tenants.cachedSettings(actor.tenantId);
       const row = await changes.write(actor.tenantId, async (w) => {
         const cur = await repo.find(w.trx, actor.tenantId, id);
         if (!cur) throw notFound('Reservering');
@@ -296,7 +301,6 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
         if (input.notes !== undefined && (input.notes || null) !== cur.notes) fields.notes = input.notes || null;
         const party = input.party_size ?? cur.party_size;
         if (party !== cur.party_size) {
-          const s = await tenants.cachedSettings(actor.tenantId);
           if (party > s.max_party_size) throw invalidField('party_size', `moet tussen 1 en ${s.max_party_size} personen zijn.`);
           fields.party_size = party;
         }
@@ -306,7 +310,6 @@ export function createReservationsService(deps: { db: Db; changes: ChangeLog; cl
         let window = { starts_at: cur.starts_at, ends_at: cur.ends_at };
         if (date !== cur.date || time !== cur.time) {
           if (status !== 'booked') throw conflict('Alleen een geboekte reservering kan naar een ander tijdstip.');
-          const s = await tenants.cachedSettings(actor.tenantId);
           const { start, end } = staffWindow(date, time, s, clock.now());
           window = { starts_at: start.toISOString(), ends_at: end.toISOString() };
           Object.assign(fields, { date, time, ...window });

@@ -287,6 +287,28 @@ describe('staff: GET/POST /reservations, PATCH /reservations/:id', () => {
     expect((await t.req({ method: 'GET', url: `/api/v1/reservations/${a.id}` })).statusCode).toBe(401);
   });
 
+  it('PATCH right after a settings change (the settings cache empty) answers on both lanes: a party or a moment change does not hang the write (issue 28 point 12)', async () => {
+    const { t, r, staff, admin } = await setup();
+    const patch = (id: string, payload: object) => t.req({ method: 'PATCH', url: `/api/v1/reservations/${id}`, cookie: staff, payload });
+    const a = (await book(t, r.slug, { date: '2026-11-27', time: '19:00', party_size: 2, name: 'Jansen' })).json();
+    // A settings change empties the cache; the PATCH used to read the settings inside its transaction,
+    // which on SQLite waited for itself for good (and every other write of the restaurant behind it).
+    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5000))]);
+    for (const [setting, body] of [[{ max_party_size: 7 }, { party_size: 1 }], [{ seating_minutes: 120 }, { date: '2026-11-28', time: '20:00' }]] as const) {
+      expect((await t.req({ method: 'PATCH', url: '/api/v1/settings', cookie: admin, payload: setting })).statusCode).toBe(200);
+      const res = await within(patch(a.id, body));
+      expect(res).not.toBe('hung');
+      expect(res !== 'hung' && res.statusCode).toBe(200);
+    }
+    expect(await t.services.reservations.get(r.id, a.id)).toMatchObject({ party_size: 1, date: '2026-11-28', time: '20:00', starts_at: '2026-11-28T19:00:00.000Z', ends_at: '2026-11-28T21:00:00.000Z' });
+    // The limit that was just set holds.
+    await t.req({ method: 'PATCH', url: '/api/v1/settings', cookie: admin, payload: { max_party_size: 3 } });
+    const over = await within(patch(a.id, { party_size: 4 }));
+    expect(over !== 'hung' && over.json().details[0]).toEqual({ field: 'party_size', error: "'party_size' moet tussen 1 en 3 personen zijn." });
+    // The restaurant's other writes go on.
+    expect((await within(book(t, r.slug, { date: '2026-11-27', time: '20:00', party_size: 2, name: 'Bakker' }))) !== 'hung').toBe(true);
+  });
+
   it('PATCH edits the guest (name, phone in any notation, party, notes) and the moment; the table must fit and be free then; bad input changes nothing', async () => {
     const { t, r, staff, floor } = await setup();
     const patch = (id: string, payload: object, cookie = staff) => t.req({ method: 'PATCH', url: `/api/v1/reservations/${id}`, cookie, payload });
