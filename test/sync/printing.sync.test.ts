@@ -33,6 +33,9 @@ describe('sync: synced orders print on the appliance', () => {
     const both = (await web('Piet Pieters')).order;
     const round = (await web('Tafel negen', { table_id: table.id, notes: '[Aan tafel 9]' })).order;
     const staff = (await cloud.services.orders.create({ tenantId: tenant.id, userId: tenant.staffId, via: 'pos' }, { items: [{ product_id: dish.id, quantity: 2 }] })).order;
+    // Taken and finished in the cloud before the appliance hears of it: nothing to cook any more.
+    const finished = (await cloud.services.orders.create({ tenantId: tenant.id, userId: tenant.staffId, via: 'pos' }, { items: [{ product_id: dish.id, quantity: 1 }] })).order;
+    await cloud.services.orders.setStatus({ tenantId: tenant.id, userId: null, via: 'pos' }, finished.id, 'completed');
     await quiesce(appliance);
 
     const jobs = async () => appliance.services.printing.listJobs(tenant.id, {});

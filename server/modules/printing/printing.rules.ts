@@ -65,9 +65,9 @@ export function kitchenHas(order: Pick<Order, 'source' | 'table_id' | 'status'>)
   return kitchenAtCreation(order) || order.status !== 'new';
 }
 
-/** Whether a status move hands a web or partner order to the kitchen. */
+/** Whether a status move hands a web or partner order to the kitchen (accepted, or straight to preparing, ready or delivering; not to a final status). */
 export function kitchenOnStatus(order: Pick<Order, 'source' | 'table_id'>, from: string, to: string): boolean {
-  return !kitchenAtCreation(order) && from === 'new' && to !== 'cancelled' && to !== 'new';
+  return !kitchenAtCreation(order) && from === 'new' && to !== 'cancelled' && to !== 'completed' && to !== 'new';
 }
 
 const optionLabel = (m: { name: string; quantity: number }) => (m.quantity > 1 ? `${m.quantity}x ${m.name}` : m.name);

@@ -241,6 +241,10 @@ export function createPrintingService(deps: PrintingDeps) {
     // History (a log replayed from the start, an order of days ago) never prints.
     if (Date.parse(now) - Date.parse(order.created_at) > SYNC_PRINT_WINDOW_MS) return;
     if (order.status === 'completed' || order.status === 'cancelled') return;
+    // The order as it is here now (the pull applied it before this consumer runs): one finished or
+    // cancelled meanwhile (an outage's backlog) is not cooked any more. Read in this transaction.
+    const current = await orders.getIn({ trx: exec } as unknown as Writer, c.tenant_id, order.id).catch(() => null);
+    if (!current || current.status === 'completed' || current.status === 'cancelled') return;
     if (c.kind === 'order.created' && kitchenAtCreation(order)) await orderTicket(exec, now, c.tenant_id, order, p.created_by ?? null);
     else if (c.kind === 'order.status_changed' && p.from && p.to && kitchenOnStatus(order, p.from, p.to)) await orderTicket(exec, now, c.tenant_id, order, p.history?.user_id ?? null);
     else if (c.kind === 'order.course_fired' && typeof p.fire?.course === 'number') await firedTicket(exec, now, c.tenant_id, order, p.fire.course, p.fire.user_id ?? null);
