@@ -6,6 +6,7 @@ import { loadConfig } from '../../server/config.js';
 import { createRuntime, type Runtime } from '../../server/runtime.js';
 import { tenantRoom } from '../../server/plugins/realtime.js';
 import { freshDb, type TestDb } from '../helpers/db.js';
+import { DEMO_STAFF, seedDemo } from '../../server/demo/seed.js';
 import { describeBrowser, device, launch, shot } from '../helpers/browser.js';
 
 /**
@@ -102,7 +103,7 @@ describeBrowser('kitchen board in Chromium (sqlite lane only)', () => {
     const text = (await card.textContent())!;
     expect(text).toContain('Tafel 4');
     expect(text).toContain('⚠ Allergie: pinda');
-    expect(text).toContain('1× Tomatensoep');
+    expect(text).toContain('1× S1 Tomatensoep');
     expect(text).toContain('Pepersaus');
     expect(text).toContain('Medium');
     expect(text).toContain('saus apart');
@@ -213,4 +214,44 @@ describeBrowser('kitchen board in Chromium (sqlite lane only)', () => {
     await shot(page, 'kitchen-6-web');
     expect(external).toEqual([]);
   }, 60_000);
+
+  it('the demo board opens on tonight\'s orders only: the history ended finished, nothing under Niet afgerond', async () => {
+    const saved = process.env.DEMO_HISTORY_WEEKS;
+    process.env.DEMO_HISTORY_WEEKS = '1';
+    let demo: Awaited<ReturnType<typeof seedDemo>>;
+    try {
+      demo = await seedDemo(rt);
+    } finally {
+      if (saved === undefined) delete process.env.DEMO_HISTORY_WEEKS;
+      else process.env.DEMO_HISTORY_WEEKS = saved;
+    }
+    const demoId = demo.tenant.id;
+    expect(await rt.services.orders.unfinished(demoId)).toEqual([]);
+    const live = await rt.services.orders.live(demoId);
+    expect(live.length).toBeGreaterThan(3);
+    const page = await tablet();
+    await page.goto(`${base}/app/?slug=${demo.tenant.slug}`);
+    await expect.poll(() => page.inputValue('#slug')).toBe(demo.tenant.slug);
+    for (const d of DEMO_STAFF[1]!.pin) await page.click(`.keypad [data-key="${d}"]`);
+    await page.click('#pin-submit');
+    await page.waitForSelector('#board:not([hidden])');
+    await expect.poll(() => page.locator('#columns .card').count(), { timeout: 5000 }).toBe(live.length);
+    // Every card is tonight's: minutes, not days.
+    const ages = (await page.locator('#columns .card .age').allTextContents()).map((t) => Number.parseInt(t, 10));
+    expect(Math.max(...ages)).toBeLessThan(24 * 60);
+    // Tonight's first table: its mains held apart with the fire button; the paid web order shows its guest.
+    expect(await page.locator('#columns .card .course.held button.fire').count()).toBeGreaterThan(0);
+    expect(await page.locator('#columns .card.guest .paid.yes').count()).toBe(1);
+    await shot(page, 'kitchen-7-demo');
+    await page.click('#stations button[data-station="bar"]');
+    await expect.poll(() => page.locator('#columns .card').count(), { timeout: 5000 }).toBe((await rt.services.orders.live(demoId, 'bar')).length);
+    await shot(page, 'kitchen-8-demo-bar');
+    const phone = await tablet(390, 844);
+    await phone.goto(`${base}/app/?slug=${demo.tenant.slug}`);
+    await expect.poll(() => phone.inputValue('#slug')).toBe(demo.tenant.slug);
+    for (const d of DEMO_STAFF[1]!.pin) await phone.click(`.keypad [data-key="${d}"]`);
+    await phone.click('#pin-submit');
+    await phone.waitForSelector('#columns .card');
+    await shot(phone, 'kitchen-9-demo-phone');
+  }, 240_000);
 });

@@ -135,8 +135,8 @@ function Line({ i, warn }) {
   return html`<li class=${`line${left === 0 ? ' voided' : ''}`} data-item-id=${i.id}>
     <div class="line-main">
       <span class="qty">${left === 0 ? html`<s>${i.quantity}×</s> ` : `${left}× `}</span>
+      ${i.seat ? html`<span class="seat" title="Stoel">S${i.seat}</span> ` : null}
       <span class="line-name">${left === 0 ? html`<s>${i.name}</s>` : i.name}</span>
-      ${i.seat ? html`<span class="seat" title="Stoel">S${i.seat}</span>` : null}
     </div>
     ${left === 0 ? html`<span class="void-note">geannuleerd</span>` : i.voided_quantity > 0 ? html`<span class="void-note"><s>${i.voided_quantity}×</s> geannuleerd</span>` : null}
     ${i.modifiers?.length ? html`<ul class="options">${i.modifiers.map((m) => html`<li>${m.quantity > 1 ? `${m.quantity}× ` : ''}${m.name}</li>`)}</ul>` : null}
@@ -438,7 +438,7 @@ export default function Kitchen() {
         ? html`<button type="button" id="unfinished" class="danger" title="Actieve bestellingen van eerdere dagen; ze staan niet op het bord" onClick=${closeUnfinished}>${sure ? 'Zeker? Tik nogmaals' : `Niet afgerond (${unfinished}) afsluiten`}</button>`
         : null}
     </div>
-    <div id="columns" class="columns" style=${`--cols: ${ACTIVE.map((st) => (list.some((o) => o.status === st) ? 'minmax(11.5rem, 1fr)' : 'minmax(6.5rem, .4fr)')).join(' ')}`}>
+    <div id="columns" class="columns" style=${`--cols: ${ACTIVE.map((st) => (list.some((o) => o.status === st) ? 'minmax(9.5rem, 1fr)' : 'minmax(5.5rem, .35fr)')).join(' ')}`}>
       ${ACTIVE.map((status) => {
         const col = list.filter((o) => o.status === status).sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
         return html`<section class=${`column${col.length ? '' : ' empty-col'}`} data-status=${status}>
