@@ -123,14 +123,16 @@ export const shiftsRoutes: FastifyPluginAsyncZod<{ shifts: ShiftsService }> = as
       schema: {
         tags,
         summary:
-          'Payroll as CSV for Dutch spreadsheets (semicolon, decimal comma, UTF-8 with BOM, header row): hours and gross wage per employee for the days from..to; shifts across the period’s edges count their part inside it',
+          'Payroll as CSV for Dutch spreadsheets (semicolon, decimal comma, UTF-8 with BOM, header row): hours and gross wage per employee for the days from..to (an admin gets every employee, staff only their own row); shifts across the period’s edges count their part inside it; a text cell starting with =, +, -, @, tab or CR gets a leading apostrophe',
         querystring: PayrollQuery,
         produces: ['text/csv'],
         response: { 200: z.string().meta({ description: 'text/csv; charset=utf-8' }), ...errors(400, 401) },
       },
     },
     async (request, reply) => {
-      const { filename, body } = await shifts.payrollCsv(sessionOf(request).tenantId, request.query.from, request.query.to);
+      const session = sessionOf(request);
+      // An admin gets every employee; staff only their own row (CONTRACT §13).
+      const { filename, body } = await shifts.payrollCsv(session.tenantId, request.query.from, request.query.to, session.role === 'admin' ? undefined : session.userId);
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(body.toString('utf8'));
     },
   );

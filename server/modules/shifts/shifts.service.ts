@@ -87,6 +87,13 @@ export function shareOut(total: number, weights: Array<{ job: string; weight: nu
 
 const money = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)},${String(Math.abs(cents) % 100).padStart(2, '0')}`;
 
+/**
+ * A text cell that a spreadsheet would run as a formula (it starts with =, +, -, @, a tab or a
+ * carriage return) is written with a leading apostrophe (CONTRACT §13): "=HYPERLINK(...)" as a
+ * name stays text.
+ */
+export const safeCell = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
+
 export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants: TenantsService; forecast: ForecastService }) {
   const { db, changes, tenants, forecast } = deps;
 
@@ -320,12 +327,14 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
     },
 
     /** The payroll as CSV for Dutch spreadsheets: `;`, decimal comma, UTF-8 with BOM, CRLF, a header row. */
-    async payrollCsv(tenantId: string, from: string, to: string): Promise<{ filename: string; body: Buffer }> {
+    async payrollCsv(tenantId: string, from: string, to: string, onlyUserId?: string): Promise<{ filename: string; body: Buffer }> {
       const pay = await service.payroll(tenantId, from, to);
+      // Staff get only their own row (CONTRACT §13: wages are personal data).
+      const lines = onlyUserId === undefined ? pay.lines : pay.lines.filter((l) => l.user_id === onlyUserId);
       const text = stringify(
-        pay.lines.map((l) => [
-          l.name,
-          l.job ?? '',
+        lines.map((l) => [
+          safeCell(l.name),
+          safeCell(l.job ?? ''),
           pay.from,
           pay.to,
           l.shifts,
