@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
-import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
+import type { OrderCourseFiresTable, OrderItemsTable, OrderItemVoidsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
 import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
@@ -614,7 +614,7 @@ const PushedVoid = z.object({
  * fires once per order: the first fire a side sees is kept; adopting, the cloud's fire replaces a
  * different local one, so both sides show the same who and when.
  */
-async function applyFireOrVoid(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<Order> {
+async function applyFireOrVoid(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<{ order: Order; fire?: Omit<OrderCourseFiresTable, 'tenant_id' | 'order_id'> }> {
   const found = await loadOrder(trx, change.entity_id);
   if (!found || found.row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');
   const orderId = change.entity_id;
@@ -629,6 +629,13 @@ async function applyFireOrVoid(trx: Tx, change: SyncChange, ctx: ApplyContext): 
       await q.execute();
       await trx.updateTable('orders').set({ updated_at: change.created_at > found.row.updated_at ? change.created_at : found.row.updated_at }).where('id', '=', orderId).execute();
     }
+    // The fire that stands (the first one here when merging): recorded as the op's, so a side adopting
+    // this change (also the echo of its own fire that lost) takes the same one.
+    const kept = await trx.selectFrom('order_course_fires').selectAll().where('order_id', '=', orderId).where('course', '=', f.course).executeTakeFirstOrThrow();
+    const { tenant_id: _t, order_id: _o, ...fire } = kept;
+    await adoptUpdatedAt(trx, change, ctx);
+    const after = (await loadOrder(trx, orderId))!;
+    return { order: toOrderDto(after.row, after.items), fire };
   } else {
     const { void: v } = parsePayload(PushedVoid, change.payload, 'een annulering');
     const item = found.items.find((i) => i.id === v.item_id);
@@ -642,8 +649,40 @@ async function applyFireOrVoid(trx: Tx, change: SyncChange, ctx: ApplyContext): 
       await trx.updateTable('orders').set({ total_cents: total, updated_at: change.created_at > found.row.updated_at ? change.created_at : found.row.updated_at }).where('id', '=', orderId).execute();
     }
   }
+  await adoptUpdatedAt(trx, change, ctx);
   const after = (await loadOrder(trx, orderId))!;
-  return toOrderDto(after.row, after.items);
+  return { order: toOrderDto(after.row, after.items) };
+}
+
+/** Adopting, the cloud's order after the op is the truth for `updated_at` too (this side's own fire may have lost, its time with it). */
+async function adoptUpdatedAt(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<void> {
+  const at = (change.payload as { order?: { updated_at?: unknown } } | null)?.order?.updated_at;
+  if (ctx.mode === 'adopt' && typeof at === 'string') await trx.updateTable('orders').set({ updated_at: at }).where('id', '=', change.entity_id).execute();
+}
+
+/**
+ * A snapshot's fires and voids (a new appliance joining): the rows as the cloud has them, so the
+ * newcomer shows the same who, when and why. The lines' `fired_at` and `voided_quantity` already
+ * came with the order; a row that is here already is left (a page applied again), a different fire
+ * of the same course gives way to the cloud's.
+ */
+async function adoptFiresAndVoids(
+  trx: Tx,
+  store: OrderStore,
+  change: SyncChange,
+  payload: object,
+): Promise<void> {
+  const p = payload as { fire_rows?: Array<Omit<OrderCourseFiresTable, 'tenant_id' | 'order_id'>>; void_rows?: Array<Omit<OrderItemVoidsTable, 'tenant_id' | 'order_id'>> };
+  const fires = Array.isArray(p.fire_rows) ? p.fire_rows : [];
+  const voids = Array.isArray(p.void_rows) ? p.void_rows : [];
+  if (fires.length === 0 && voids.length === 0) return;
+  if (store instanceof OrdersBatch) await store.flush(trx);
+  const orderId = change.entity_id;
+  for (const f of fires) {
+    await trx.deleteFrom('order_course_fires').where('order_id', '=', orderId).where('course', '=', f.course).where('id', '!=', f.id).execute();
+    await insertIfAbsent(trx, 'order_course_fires', { ...f, tenant_id: change.tenant_id, order_id: orderId });
+  }
+  for (const v of voids) await insertIfAbsent(trx, 'order_item_voids', { ...v, tenant_id: change.tenant_id, order_id: orderId });
 }
 
 /**
@@ -685,7 +724,9 @@ export const ordersSync: EntityDescriptor[] = [
       } else if (change.kind === 'order.course_fired' || change.kind === 'order.item_voided') {
         // Rare ops: the batch's pending orders are written first, then the op works on the rows directly.
         if (store instanceof OrdersBatch) await store.flush(trx);
-        order = await applyFireOrVoid(trx, change, ctx);
+        const r = await applyFireOrVoid(trx, change, ctx);
+        order = r.order;
+        if (r.fire) merged = { fire: r.fire };
       } else if (change.kind === 'order.status_changed' || change.kind === 'order.paid') {
         const found = await store.get(change.entity_id);
         if (!found || found.row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');
@@ -736,6 +777,7 @@ export const ordersSync: EntityDescriptor[] = [
           order = toOrderDto({ ...found.row, ...patch }, found.items);
         }
         for (const h of Array.isArray(p.history_rows) ? p.history_rows : []) await addHistory(trx, change, h, ctx);
+        await adoptFiresAndVoids(trx, store, change, p);
       } else {
         throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
       }
@@ -752,6 +794,12 @@ export const ordersSync: EntityDescriptor[] = [
       for (const i of await db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position').execute()) items.get(i.order_id)!.push(i);
       const history = new Map<string, OrderStatusHistoryTable[]>(ids.map((id) => [id, []]));
       for (const h of await db.selectFrom('order_status_history').selectAll().where('order_id', 'in', ids).orderBy('created_at').orderBy('id').execute()) history.get(h.order_id)!.push(h);
+      // Fires and voids travel with their order (a new appliance shows who fired and voided what).
+      const wire = <T extends { tenant_id: string; order_id: string }>({ tenant_id: _t, order_id: _o, ...rest }: T) => rest;
+      const fires = new Map<string, Array<Omit<OrderCourseFiresTable, 'tenant_id' | 'order_id'>>>(ids.map((id) => [id, []]));
+      for (const f of await db.selectFrom('order_course_fires').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('course').execute()) fires.get(f.order_id)!.push(wire(f));
+      const voids = new Map<string, Array<Omit<OrderItemVoidsTable, 'tenant_id' | 'order_id'>>>(ids.map((id) => [id, []]));
+      for (const v of await db.selectFrom('order_item_voids').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('created_at').orderBy('id').execute()) voids.get(v.order_id)!.push(wire(v));
       const changes = rows.map((r) => ({
         entity: 'order',
         entity_id: r.id,
@@ -764,6 +812,8 @@ export const ordersSync: EntityDescriptor[] = [
           request_hash: r.request_hash,
           created_by: r.created_by,
           history_rows: history.get(r.id)!,
+          ...(fires.get(r.id)!.length ? { fire_rows: fires.get(r.id)! } : {}),
+          ...(voids.get(r.id)!.length ? { void_rows: voids.get(r.id)! } : {}),
         },
         created_at: r.updated_at,
       }));

@@ -6,6 +6,7 @@ import { paymentsModel } from './payments.js';
 import { shiftsModel } from './shifts.js';
 import { loyaltyModel } from './loyalty.js';
 import { partnersModel } from './partners.js';
+import { depthModel } from './depth.js';
 
 /**
  * The areas that take part in the sync convergence property, one line each (see ./types.ts).
@@ -19,4 +20,5 @@ export const AREA_MODELS: AreaModel[] = [
   shiftsModel,
   loyaltyModel,
   partnersModel,
+  depthModel,
 ];
