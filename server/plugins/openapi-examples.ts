@@ -358,6 +358,44 @@ const EVENT = { id: '01a21d7b-0d52-7c1e-9f3a-2b6c8e1d4f70', created_at: '2026-11
 export const WEBHOOK_EXAMPLES: Record<string, unknown> = {
   'order.created': { ...EVENT, type: 'order.created', data: { order: ORDER } },
   'order.status_changed': { ...EVENT, type: 'order.status_changed', data: { order: { ...ORDER, status: 'accepted' }, from: 'new', to: 'accepted' } },
+  'order.course_fired': {
+    ...EVENT,
+    type: 'order.course_fired',
+    data: {
+      order: {
+        ...ORDER,
+        number: 'K-004',
+        source: 'pos',
+        status: 'preparing',
+        table_id: '01a21d7a-6f10-7b2c-8d3e-4f5a6b7c8d9e',
+        customer: null,
+        notes: null,
+        total_cents: 2450,
+        items: [
+          {
+            ...ORDER.items[0],
+            id: '01a21d7a-729e-71e4-a688-419fecb296f9',
+            product_id: '01a21d7a-6c3b-7d4e-9f50-61728394a5b6',
+            name: 'Biefstuk met friet',
+            quantity: 1,
+            unit_price_cents: 2450,
+            total_cents: 2450,
+            modifiers: [
+              { option_id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f1', group_id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f0', group_name: 'Saus (kies 1)', name: 'Pepersaus', price_delta_cents: 0, quantity: 1 },
+              { option_id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f3', group_id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f2', group_name: 'Bakwijze', name: 'Medium', price_delta_cents: 0, quantity: 1 },
+            ],
+            seat: 1,
+            course: 2,
+            allergens: ['milk'],
+            held: false,
+            fired_at: '2026-11-27T19:12:40.000Z',
+          },
+        ],
+        updated_at: '2026-11-27T19:12:40.000Z',
+      },
+      fire: { id: '01a21d7b-1a2b-7c3d-8e4f-5a6b7c8d9e0f', course: 2, user_id: '01a21d79-8700-7a1b-b3c2-5d9e0f1a2b3d', created_at: '2026-11-27T19:12:40.000Z' },
+    },
+  },
   'order.paid': { ...EVENT, type: 'order.paid', data: { order: { ...ORDER, payment_status: 'paid' }, payment: { provider: 'mollie', payment_id: 'tr_7UhSN1zuXS', amount_cents: 1900 } } },
   'reservation.created': {
     ...EVENT,

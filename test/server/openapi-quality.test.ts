@@ -96,7 +96,7 @@ describe.runIf(lane === 'sqlite')('OpenAPI document quality (Redocly lint, gener
       }
     }
     const webhooks = (doc as unknown as { webhooks: Record<string, { post: { requestBody: { content: Media } } }> }).webhooks;
-    expect(Object.keys(webhooks).sort()).toEqual(['haccp.incident', 'loyalty.customer_created', 'order.created', 'order.paid', 'order.status_changed', 'reservation.created']);
+    expect(Object.keys(webhooks).sort()).toEqual(['haccp.incident', 'loyalty.customer_created', 'order.course_fired', 'order.created', 'order.paid', 'order.status_changed', 'reservation.created']);
     for (const [type, hook] of Object.entries(webhooks)) expect(hook.post.requestBody.content['application/json']!.example, type).toMatchObject({ type });
   });
 

@@ -6,8 +6,8 @@ import { dateTime } from '../lib/format.js';
 import { ErrorText, Loading, Pill, Screen, confirmDialog, useAction, useAsync } from '../components/ui.js';
 
 const SCOPES = { read: 'lezen', write: 'schrijven', admin: 'beheer' };
-const EVENT_NL = { 'order.created': 'nieuwe bestelling', 'order.paid': 'bestelling betaald', 'order.status_changed': 'status van een bestelling', 'reservation.created': 'nieuwe reservering', 'haccp.incident': 'voedselveiligheidsincident', 'loyalty.customer_created': 'nieuwe spaarklant' };
-const EVENTS = ['order.created', 'order.paid', 'order.status_changed', 'reservation.created', 'haccp.incident', 'loyalty.customer_created'];
+const EVENT_NL = { 'order.created': 'nieuwe bestelling', 'order.paid': 'bestelling betaald', 'order.status_changed': 'status van een bestelling', 'order.course_fired': 'gang naar de keuken', 'reservation.created': 'nieuwe reservering', 'haccp.incident': 'voedselveiligheidsincident', 'loyalty.customer_created': 'nieuwe spaarklant' };
+const EVENTS = ['order.created', 'order.paid', 'order.status_changed', 'order.course_fired', 'reservation.created', 'haccp.incident', 'loyalty.customer_created'];
 
 function Once({ label, value }) {
   return html`<div class="tile once" role="status"><strong>${label}</strong> (wordt maar één keer getoond; bewaar hem nu):<br /><code class="secret">${value}</code></div>`;

@@ -6,7 +6,7 @@ import { Reservation } from '../reservations/reservations.schemas.js';
 import type { WebhookEventType } from './webhooks.schemas.js';
 
 /**
- * The body of each of the six webhook events, as OpenAPI 3.1 `webhooks` describe them to a partner
+ * The body of each webhook event, as OpenAPI 3.1 `webhooks` describe them to a partner
  * (server/plugins/openapi-document.ts): the envelope of WebhookEventBody with the event's own `data`
  * (webhooks.payloads.ts makes it from the change log). test/server/modules/webhooks/event-schemas.test.ts
  * checks real deliveries of every event against these.
@@ -39,6 +39,15 @@ export const WEBHOOK_EVENT_BODIES = {
     id: 'WebhookOrderStatusChanged',
     description: 'An order moved to another status; `order` is the order after the change.',
   }),
+  'order.course_fired': envelope(
+    'order.course_fired',
+    z.object({
+      order: Order,
+      fire: z
+        .object({ id: z.string(), course: z.number().int(), user_id: z.string().nullable(), created_at: z.string() })
+        .meta({ description: 'The fire: which course went to the kitchen, who sent it and when (the first one, when two tablets fired it).' }),
+    }),
+  ).meta({ id: 'WebhookOrderCourseFired', description: 'A held course (2..5) of an order was sent to the kitchen; `order` shows its lines with `held: false` and `fired_at`. Once per order and course.' }),
   'reservation.created': envelope('reservation.created', z.object({ reservation: WebhookReservation })).meta({
     id: 'WebhookReservationCreated',
     description: 'A new booking (the guest pages, staff, or an appliance after sync).',

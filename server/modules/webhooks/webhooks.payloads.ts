@@ -33,7 +33,7 @@ export interface EventOfChange {
 }
 
 /**
- * The webhook event a change-log record is, or null (not one of the six events, or a change that did
+ * The webhook event a change-log record is, or null (not one of the events, or a change that did
  * not happen here: an order status the cloud did not apply because the order already had another
  * final status).
  */
@@ -46,6 +46,12 @@ export function eventOf(change: Pick<ChangeRecord, 'kind' | 'entity_id' | 'paylo
     case 'order.status_changed':
       if (!p.order || p.order.status !== p.to) return null;
       return { type: change.kind, key: `order.status_changed:${change.entity_id}:${String(p.to)}`, data: { order: p.order, from: p.from, to: p.to } };
+    case 'order.course_fired': {
+      // Once per order and course: both sides of an outage firing it is one event (the cloud records the fire that stands).
+      const fire = (p as { fire?: { id?: unknown; course?: unknown; user_id?: unknown; created_at?: unknown } }).fire;
+      if (!fire || typeof fire.course !== 'number') return null;
+      return { type: change.kind, key: `order.course_fired:${change.entity_id}:${fire.course}`, data: { order: p.order, fire: { id: fire.id, course: fire.course, user_id: fire.user_id ?? null, created_at: fire.created_at } } };
+    }
     case 'order.paid':
       return { type: change.kind, key: `order.paid:${change.entity_id}`, data: { order: p.order, ...(p.payment ? { payment: publicPart(p.payment) } : {}) } };
     case 'reservation.created':

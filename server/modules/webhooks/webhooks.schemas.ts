@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { Limit, Offset } from '../../shared/schemas.js';
 import '../../shared/validation.js';
 
-/** The six webhook events (spec §6); nothing else can be subscribed to. */
-export const WEBHOOK_EVENTS = ['order.created', 'order.paid', 'order.status_changed', 'reservation.created', 'haccp.incident', 'loyalty.customer_created'] as const;
+/** The webhook events (spec §6, and a held course sent to the kitchen: CONTRACT §17); nothing else can be subscribed to. */
+export const WEBHOOK_EVENTS = ['order.created', 'order.paid', 'order.status_changed', 'order.course_fired', 'reservation.created', 'haccp.incident', 'loyalty.customer_created'] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENTS);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
@@ -72,6 +72,7 @@ export const WebhookEventBody = z
     data: z.record(z.string(), z.unknown()).meta({
       description:
         'order.created and order.paid: `{ order }` (order.paid also `payment`); order.status_changed: `{ order, from, to }`; ' +
+        'order.course_fired: `{ order, fire: { id, course, user_id, created_at } }` (once per order and course); ' +
         'reservation.created: `{ reservation: { id, date, time, starts_at, ends_at, party_size, name, phone, email, notes, table_id, status, source, created_at, updated_at } }`; ' +
         'haccp.incident: `{ incident, log? }` (the incident as GET /haccp/incidents shows it, and the temperature log that caused it); ' +
         'loyalty.customer_created: `{ customer: { id, phone, name, email, created_at } }`.',
