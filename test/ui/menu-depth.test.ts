@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { describeBrowser, shot } from '../helpers/browser.js';
+import { axeCheck, describeBrowser, shot } from '../helpers/browser.js';
 import { screenReady, startUiRestaurant, type UiRestaurant } from '../helpers/ui-restaurant.js';
 
 /**
@@ -241,5 +241,109 @@ describeBrowser('menu depth: choices, allergens and courses on the screens (issu
     expect(steakItem).toMatchObject({ unit_price_cents: 2400, seat: 1, course: 2 });
     expect(steakItem.modifiers.map((m: { name: string }) => m.name)).toEqual(['Pepersaus', 'Medium']);
     expect(mine.items.find((i: { product_id: string }) => i.product_id === r.ids.soup)).toMatchObject({ seat: 2, course: 1, notes: 'zonder croutons' });
+  }, 120_000);
+  it('a waiter takes a steak with the forced sauce for seat 1 and a burger with two extras for seat 2, mains held as course 2; repeats the round; voids a line from the table with a reason', async () => {
+    const sauce = await r.api('POST', '/modifier-groups', { name: 'Saus bij vlees', min_select: 1, max_select: 1, options: [{ name: 'Stroganoffsaus' }, { name: 'Pepersaus', price_delta_cents: 150 }] });
+    const extras = await r.api('POST', '/modifier-groups', { name: 'Burger extra', min_select: 0, max_select: 5, options: [{ name: 'Extra kaas', price_delta_cents: 100 }, { name: 'Spek', price_delta_cents: 150 }, { name: 'Gebakken ei', price_delta_cents: 100 }] });
+    const mains = (await r.api('GET', '/categories')).data.find((c: { name: string }) => c.name === 'Hoofdgerechten');
+    // The mains' course comes from their category (2): the pad sends no course, the server holds them.
+    await r.api('PATCH', `/categories/${mains.id}`, { course: 2 });
+    await r.api('PATCH', `/products/${r.ids.steak}`, { modifier_group_ids: [sauce.id], course: null });
+    r.ids.burger = (await r.api('POST', '/products', { name: 'Burger', price_cents: 1750, category_id: mains.id, modifier_group_ids: [extras.id] })).id;
+    const opt = (g: { options: Array<{ id: string; name: string }> }, name: string) => g.options.find((o) => o.name === name)!.id;
+
+    const page = await r.staff(1280, 800);
+    await page.goto(`${r.base}/app/?slug=${r.slug}#/bestellen?tafel=${r.ids.t2}`);
+    await page.waitForSelector('#order-panel #products .product');
+    expect(await page.locator('#repeat-round').count()).toBe(0); // nothing to repeat at an empty table
+    await page.click('#category-tabs button:has-text("Hoofdgerechten")');
+    await page.click('#seat-bar [data-seat="1"]');
+    await page.click('.product:has-text("Biefstuk")');
+    await page.locator('#choices').waitFor();
+    expect(await page.isDisabled('#choices-add')).toBe(true);
+    await page.locator('#choices [data-option="Pepersaus"]').click();
+    await page.click('#choices-add');
+    await page.locator('#choices').waitFor({ state: 'detached' });
+    await page.click('#seat-bar [data-seat="2"]');
+    await page.click('.product:has-text("Burger")');
+    await page.locator('#choices').waitFor();
+    expect(await page.isDisabled('#choices-add')).toBe(false); // extras are optional
+    await page.locator('#choices [data-option="Extra kaas"]').click();
+    await page.locator('#choices [data-option="Spek"]').click();
+    expect(await text(page, '#choices-add')).toBe('Toevoegen · € 20,00');
+    await shot(page, 'menu-depth-burger-extras');
+    await page.click('#choices-add');
+    await page.locator('#choices').waitFor({ state: 'detached' });
+    expect(await text(page, '#draft-lines li:has-text("Burger")')).toContain('Extra kaas, Spek');
+    expect(await text(page, '#draft-lines li:has-text("Burger")')).toContain('€ 20,00 · stoel 2 · gang 2');
+    expect(await text(page, '#submit-order')).toBe('Bestelling plaatsen (€ 44,00)');
+    await shot(page, 'menu-depth-order-pad-round');
+    await page.click('#submit-order');
+    await page.waitForSelector('#order-panel', { state: 'detached' });
+
+    // As stored: seats, options, prices, and the mains held as course 2.
+    const atTable = async () => (await r.api('GET', `/floorplan/tables/${r.ids.t2}/bill`)).orders as any[];
+    const [first] = await atTable();
+    expect(first.total_cents).toBe(4400);
+    expect(first.items.map((i: any) => [i.name, i.seat, i.course, i.held, i.unit_price_cents, i.modifiers.map((m: any) => m.option_id)])).toEqual([
+      ['Biefstuk', 1, 2, true, 2400, [opt(sauce, 'Pepersaus')]],
+      ['Burger', 2, 2, true, 2000, [opt(extras, 'Extra kaas'), opt(extras, 'Spek')]],
+    ]);
+
+    // Another round of the same: one tap puts the last round on the draft again.
+    await page.goto(`${r.base}/app/?slug=${r.slug}#/bestellen?tafel=${r.ids.t2}`);
+    await page.waitForSelector('#repeat-round');
+    expect(await text(page, '#repeat-round')).toContain(first.number);
+    expect(await axeCheck(page)).toEqual([]);
+    await page.click('#repeat-round');
+    expect(await text(page, '#repeat-note')).toBe(`2 regels van ${first.number} toegevoegd.`);
+    expect(await text(page, '#draft-lines li:has-text("Biefstuk")')).toContain('Pepersaus');
+    expect(await text(page, '#draft-lines li:has-text("Biefstuk")')).toContain('stoel 1 · gang 2');
+    expect(await text(page, '#draft-lines li:has-text("Burger")')).toContain('Extra kaas, Spek');
+    expect(await text(page, '#submit-order')).toBe('Bestelling plaatsen (€ 44,00)');
+    await shot(page, 'menu-depth-repeat-round');
+    await page.click('#submit-order');
+    await page.waitForSelector('#order-panel', { state: 'detached' });
+    const rounds = await atTable();
+    expect(rounds).toHaveLength(2);
+    const second = rounds.find((o) => o.id !== first.id);
+    expect(second.items.map((i: any) => [i.name, i.seat, i.course, i.modifiers.map((m: any) => m.name)])).toEqual([
+      ['Biefstuk', 1, 2, ['Pepersaus']],
+      ['Burger', 2, 2, ['Extra kaas', 'Spek']],
+    ]);
+
+    // The burger of the second round was keyed in by mistake: voided from the table's bill, with a reason.
+    await screenReady(page, '/vloer', r.base, r.slug);
+    await page.click('.floor-table[data-table="2"]');
+    await page.waitForSelector('#table-dialog #table-bill');
+    await page.click('#table-void');
+    const dlg = page.locator('#void-dialog');
+    await dlg.waitFor();
+    const line = dlg.locator(`li[data-order="${second.number}"][data-line="Burger"]`);
+    await line.locator('.void-pick').click();
+    await dlg.locator('#void-form').waitFor();
+    await dlg.getByLabel('Overig').check();
+    await dlg.locator('[type=submit]').click();
+    await expect.poll(() => text(page, '#void-error')).toBe('Vul de reden in.');
+    await dlg.getByLabel('Teruggestuurd').check();
+    expect(await text(page, '#void-error')).toBe(''); // a new choice clears the last error
+    await shot(page, 'menu-depth-void-form');
+    expect(await axeCheck(page)).toEqual([]);
+    await dlg.locator('#void-submit').click();
+    await expect.poll(() => text(page, '#void-done')).toBe('1× Burger geannuleerd (Teruggestuurd).');
+    await expect.poll(() => line.locator('del.voided').count()).toBe(1);
+    expect(await text(page, `#void-dialog li[data-order="${second.number}"][data-line="Burger"] del.voided`)).toContain('1× Burger (Extra kaas, Spek)');
+    expect(await line.locator('.void-pick').isDisabled()).toBe(true);
+    await shot(page, 'menu-depth-voided');
+    const voidedOrder = (await atTable()).find((o) => o.id === second.id);
+    expect(voidedOrder.items.find((i: any) => i.name === 'Burger')).toMatchObject({ voided_quantity: 1, total_cents: 0 });
+    expect(voidedOrder.total_cents).toBe(2400);
+    const log = await r.api('GET', `/orders/${second.id}/courses`);
+    expect(log.voids.map((v: any) => [v.quantity, v.reason])).toEqual([[1, 'Teruggestuurd']]);
+    // The table's bill shows it struck through too.
+    await page.keyboard.press('Escape');
+    await page.locator('#void-dialog').waitFor({ state: 'detached' });
+    await expect.poll(() => page.locator('#table-bill del.voided').count()).toBe(1);
+    await shot(page, 'menu-depth-bill-voided');
   }, 120_000);
 });

@@ -7,6 +7,7 @@ import { euro, euroInput, parseCents, time } from '../lib/format.js';
 import { useLive } from '../lib/live.js';
 import { go } from '../lib/router.js';
 import { Dialog, ErrorText, Loading, Pill, Screen, confirmDialog, useAction, useAsync } from '../components/ui.js';
+import { VoidDialog, VoidedLine } from './void-lines.js';
 
 const LABEL = { vrij: 'Vrij', bezet: 'Bezet', gereserveerd: 'Gereserveerd' };
 const SCALE = 1; // one floor-plan unit is one pixel
@@ -15,6 +16,7 @@ function TableDialog({ table, onClose, onChanged }) {
   const bill = useAsync(() => get(`/floorplan/tables/${table.id}/bill`).catch((e) => (e.status === 404 ? null : Promise.reject(e))), [table.id]);
   const [run, busy, error] = useAction({ amount_cents: 'bedrag', tip_cents: 'fooi', status: 'status' });
   const [amount, setAmount] = useState('');
+  const [voiding, setVoiding] = useState(false);
   const b = bill.data;
   const pay = () =>
     run(async () => {
@@ -38,7 +40,7 @@ function TableDialog({ table, onClose, onChanged }) {
       ${b
         ? html`<div id="table-bill" class="tile">
             <h3>Rekening</h3>
-            <ul class="plain">${b.orders.map((o) => html`<li><strong>${o.number}</strong> ${o.items.map((i) => `${i.quantity}× ${i.name}`).join(', ')} <span class="muted">${euro(o.total_cents)}</span></li>`)}</ul>
+            <ul class="plain">${b.orders.map((o) => html`<li><strong>${o.number}</strong> ${o.items.map((i, n) => html`${n ? ', ' : ''}<${VoidedLine} item=${i} />`)} <span class="muted">${euro(o.total_cents)}</span></li>`)}</ul>
             <p>Totaal <strong>${euro(b.total_cents)}</strong> · betaald ${euro(b.paid_cents)} · open <strong id="bill-open">${euro(b.open_cents)}</strong></p>
             ${b.conflict ? html`<p class="error">${b.conflict}</p>` : null}
             ${b.open_cents > 0
@@ -51,6 +53,7 @@ function TableDialog({ table, onClose, onChanged }) {
               if (b.open_cents > 0 && !(await confirmDialog({ title: 'Rekening sluiten?', message: `Er staat nog ${euro(b.open_cents)} open. Sluit de rekening alleen als dat klopt.`, confirmLabel: 'Toch sluiten' }))) return;
               await run(async () => { await post(`/floorplan/bills/${b.id}/close`); onChanged(); onClose(); });
             }}>Rekening sluiten</button>
+            <button type="button" id="table-void" disabled=${busy} onClick=${() => setVoiding(true)}>Regels annuleren</button>
           </div>`
         : html`<p class="muted">Geen open rekening.</p>`}
     </${Loading}>
@@ -60,6 +63,7 @@ function TableDialog({ table, onClose, onChanged }) {
       ${['vrij', 'bezet', 'gereserveerd'].map((s) => html`<button type="button" data-status=${s} disabled=${busy} onClick=${() => status(s)}>Zet op ${LABEL[s].toLowerCase()}</button>`)}
       ${table.manual ? html`<button type="button" data-status="clear" disabled=${busy} onClick=${() => status(null)}>Handmatige status wissen</button>` : null}
     </div>
+    ${voiding && b ? html`<${VoidDialog} orders=${b.orders} onClose=${() => setVoiding(false)} onChanged=${() => { void bill.reload(); onChanged(); }} />` : null}
   </${Dialog}>`;
 }
 

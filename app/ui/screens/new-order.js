@@ -3,7 +3,8 @@
 // order is kept on the tablet and sent when the server is back (lib/outbox.js).
 // Menu depth (issue 23, CONTRACT §17): a dish with choices asks them first, as big buttons, the forced
 // groups before the others; every line has its seat, course (the dish's default) and note; the total
-// counts the options.
+// counts the options. "Vorige ronde herhalen" puts the table's last order's lines on the draft again
+// (the units not voided, with their options, seat, course and note).
 import { html, useEffect, useMemo, useState } from '../lib/html.js';
 import { get, newKey } from '../lib/api.js';
 import { placeOrder } from '../lib/outbox.js';
@@ -66,7 +67,8 @@ function Choices({ dish, onAdd, onClose }) {
 }
 
 /**
- * @typedef {{ key: string, product_id: string, options: string[], quantity: number, seat: string, course: string, notes: string, open?: boolean }} Line
+ * @typedef {{ key: string, product_id: string, options: string[], counts?: Record<string, number>, quantity: number, seat: string, course: string, notes: string, open?: boolean }} Line
+ * (`counts`: an option taken more than once, as a repeated round may have it.)
  */
 let lineSeq = 0;
 
@@ -82,6 +84,8 @@ export default function NewOrder({ query }) {
   const [key, setKey] = useState(newKey());
   const [sending, setSending] = useState(false);
   const [error, setError] = useState('');
+  const [lastRound, setLastRound] = useState(/** @type {any} */ (null));
+  const [repeatNote, setRepeatNote] = useState('');
 
   const loadMenu = async () => {
     try {
@@ -95,13 +99,23 @@ export default function NewOrder({ query }) {
     // Tables come with the floor plan; without one the order simply has no table.
     get('/floorplan').then((f) => setTables(f.zones.flatMap((z) => z.tables.map((t) => ({ ...t, zone: z.name }))))).catch(() => {});
   }, []);
+  // The table's last round (its open bill's latest order that was not cancelled), to repeat it.
+  useEffect(() => {
+    setLastRound(null);
+    setRepeatNote('');
+    if (!tableId) return;
+    get(`/floorplan/tables/${tableId}/bill`)
+      .then((b) => setLastRound([...b.orders].filter((o) => o.status !== 'cancelled').sort((x, y) => (x.created_at < y.created_at ? -1 : 1)).pop() ?? null))
+      .catch(() => {});
+  }, [tableId]);
   const byId = useMemo(() => new Map(menu.flatMap((c) => c.products.map((p) => [p.id, p]))), [menu]);
   const optionOf = (/** @type {any} */ p, /** @type {string} */ id) => p?.modifier_groups?.flatMap((/** @type {any} */ g) => g.options).find((/** @type {any} */ o) => o.id === id);
   const unitPrice = (/** @type {Line} */ l) => {
     const p = byId.get(l.product_id);
-    return (p?.price_cents ?? 0) + l.options.reduce((s, id) => s + (optionOf(p, id)?.price_delta_cents ?? 0), 0);
+    return (p?.price_cents ?? 0) + l.options.reduce((s, id) => s + (optionOf(p, id)?.price_delta_cents ?? 0) * (l.counts?.[id] ?? 1), 0);
   };
-  const optionNames = (/** @type {Line} */ l) => l.options.map((id) => optionOf(byId.get(l.product_id), id)?.name).filter(Boolean).join(', ');
+  const optionNames = (/** @type {Line} */ l) =>
+    l.options.map((id) => { const o = optionOf(byId.get(l.product_id), id); return o && `${(l.counts?.[id] ?? 1) > 1 ? `${l.counts?.[id]}× ` : ''}${o.name}`; }).filter(Boolean).join(', ');
   const changed = () => {
     setKey(newKey()); // another draft is another order
     setError('');
@@ -111,10 +125,31 @@ export default function NewOrder({ query }) {
     if (sending) return;
     const course = String(p.course ?? 1);
     setLines((cur) => {
-      const same = cur.find((l) => l.product_id === p.id && l.seat === seat && l.course === course && !l.notes && l.options.join() === options.join());
+      const same = cur.find((l) => l.product_id === p.id && l.seat === seat && l.course === course && !l.notes && !l.counts && l.options.join() === options.join());
       if (same) return cur.map((l) => (l === same ? { ...l, quantity: Math.min(999, l.quantity + 1) } : l));
       return [...cur, { key: `l${++lineSeq}`, product_id: p.id, options, quantity: 1, seat, course, notes: '' }];
     });
+    changed();
+  };
+  /** The last round again: every line's units that were not voided, as they were taken (a dish or option that is off now is left out and named). */
+  const repeatRound = () => {
+    if (sending || !lastRound) return;
+    const skipped = [];
+    const again = [];
+    for (const i of lastRound.items) {
+      const left = i.quantity - (i.voided_quantity ?? 0);
+      if (left <= 0) continue;
+      const p = byId.get(i.product_id);
+      const ids = (i.modifiers ?? []).map((/** @type {any} */ m) => m.option_id);
+      if (!p || !p.available || ids.some((/** @type {string} */ id) => !optionOf(p, id)?.available)) {
+        skipped.push(i.name);
+        continue;
+      }
+      const counts = Object.fromEntries((i.modifiers ?? []).filter((/** @type {any} */ m) => m.quantity > 1).map((/** @type {any} */ m) => [m.option_id, m.quantity]));
+      again.push({ key: `l${++lineSeq}`, product_id: p.id, options: ids, ...(Object.keys(counts).length ? { counts } : {}), quantity: left, seat: i.seat ? String(i.seat) : '', course: String(i.course ?? p.course ?? 1), notes: i.notes ?? '' });
+    }
+    setLines((cur) => [...cur, ...again]);
+    setRepeatNote(skipped.length ? `Niet herhaald (niet meer te bestellen): ${skipped.join(', ')}.` : `${again.length} ${again.length === 1 ? 'regel' : 'regels'} van ${lastRound.number} toegevoegd.`);
     changed();
   };
   const tapDish = (/** @type {any} */ p) => (p.modifier_groups?.some((/** @type {any} */ g) => g.options.length) ? setAsking(p) : add(p, []));
@@ -135,7 +170,7 @@ export default function NewOrder({ query }) {
         items: lines.map((l) => ({
           product_id: l.product_id,
           quantity: l.quantity,
-          ...(l.options.length ? { modifiers: l.options.map((option_id) => ({ option_id })) } : {}),
+          ...(l.options.length ? { modifiers: l.options.map((option_id) => ({ option_id, ...((l.counts?.[option_id] ?? 1) > 1 ? { quantity: l.counts?.[option_id] } : {}) })) } : {}),
           ...(l.seat ? { seat: Number(l.seat) } : {}),
           ...(Number(l.course) !== (byId.get(l.product_id)?.course ?? 1) ? { course: Number(l.course) } : {}),
           ...(l.notes.trim() ? { notes: l.notes.trim() } : {}),
@@ -195,6 +230,10 @@ export default function NewOrder({ query }) {
               ${tables.map((t) => html`<option value=${t.id}>${t.name} (${t.zone})</option>`)}
             </select>`
         : null}
+      ${lastRound && lastRound.items.some((/** @type {any} */ i) => i.quantity > (i.voided_quantity ?? 0))
+        ? html`<button type="button" id="repeat-round" disabled=${sending || menu.length === 0} onClick=${repeatRound}>Vorige ronde herhalen <span class="muted">(${lastRound.number})</span></button>`
+        : null}
+      <p id="repeat-note" class="muted" aria-live="polite">${repeatNote}</p>
       <ul id="draft-lines" class="draft-lines">
         ${lines.map((l) => {
           const p = byId.get(l.product_id);

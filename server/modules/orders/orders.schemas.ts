@@ -149,8 +149,8 @@ export const OrderItemParams = z.object({ id: z.uuid(), item_id: z.uuid() });
 /** POST /orders/:id/fire: sends a held course to the kitchen. */
 export const FireCourseBody = z.object({ course: z.number().int().min(2).max(5) }).strict().meta({ examples: [{ course: 2 }] });
 
-/** Reasons the order pad offers (free text is allowed too). */
-export const VOID_REASONS = ['Verkeerd aangeslagen', 'Gast heeft zich bedacht', 'Kwaliteit', 'Te lang gewacht', 'Op'] as const;
+/** Reasons the order pad offers; its "Overig" sends the staff member's own words (free text is allowed). */
+export const VOID_REASONS = ['Verkeerd aangeslagen', 'Gast wil niet meer', 'Teruggestuurd'] as const;
 /** POST /orders/:id/items/:item_id/void. */
 export const VoidItemBody = z
   .object({
