@@ -7,7 +7,7 @@ import { createRuntime, type Runtime } from '../../server/runtime.js';
 import { tenantRoom } from '../../server/plugins/realtime.js';
 import { freshDb, type TestDb } from '../helpers/db.js';
 import { DEMO_STAFF, seedDemo } from '../../server/demo/seed.js';
-import { describeBrowser, device, launch, shot } from '../helpers/browser.js';
+import { axeCheck, describeBrowser, device, launch, shot } from '../helpers/browser.js';
 
 /**
  * The kitchen board a cook can trust (issue 24, docs/kitchen.md) in Chromium: the card shows options,
@@ -121,6 +121,7 @@ describeBrowser('kitchen board in Chromium (sqlite lane only)', () => {
     await expect.poll(() => card.locator('.line:has-text("Cola") .void-note').textContent()).toBe('1× geannuleerd');
     expect(await card.locator('.line:has-text("Cola") .qty').textContent()).toBe('2× ');
     await shot(page, 'kitchen-1-card-held');
+    expect(await axeCheck(page)).toEqual([]);
 
     await held.locator('button[data-fire="2"]').click();
     await expect.poll(() => card.locator('.course.held').count()).toBe(0);
@@ -182,6 +183,7 @@ describeBrowser('kitchen board in Chromium (sqlite lane only)', () => {
     await alert.waitFor({ timeout: 3000 });
     expect(await alert.locator('span').textContent()).toMatch(/^Bon niet geprint op Bar: papier op \(bestelling K-\d{3}\)$/);
     await shot(page, 'kitchen-4-bar-alert');
+    expect(await axeCheck(page)).toEqual([]);
     await page.click('#stations button[data-station="keuken"]');
     expect(await alert.count()).toBe(0);
     expect(await page.locator(`.card[data-order-id="${order.id}"] .line-name`).allTextContents()).toEqual(['Tomatensoep', 'Saté van kip', 'Biefstuk']);

@@ -122,7 +122,7 @@ function merge(/** @type {Map<string, any>} */ map, /** @type {any} */ o, fresh 
 /** The allergen marks of a line: a round icon per code, its Dutch name for a screen reader and on hover. */
 function Allergens({ codes, warn }) {
   if (!codes?.length) return null;
-  return html`<span class="allergens" aria-label=${`Bevat: ${codes.map((c) => ALLERGEN_NL[c] ?? c).join(', ')}`}>
+  return html`<span class="allergens" role="img" aria-label=${`Bevat: ${codes.map((c) => ALLERGEN_NL[c] ?? c).join(', ')}`}>
     ${codes.map((c) => html`<span class=${`al al-${c}${warn.includes(c) ? ' hit' : ''}`} title=${ALLERGEN_NL[c] ?? c} aria-hidden="true">${ALLERGEN_MARK[c] ?? '?'}</span>`)}
   </span>`;
 }
