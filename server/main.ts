@@ -63,7 +63,8 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<St
   return Object.assign(runtime, { url });
 }
 
-const isEntry = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('server/main.ts');
+// `npm start` runs the compiled dist/server/main.js (scripts/build-if-stale.mjs); tests and tsx run server/main.ts.
+const isEntry = import.meta.url === `file://${process.argv[1]}` || /server\/main\.[jt]s$/.test(process.argv[1] ?? '');
 if (isEntry) {
   let config: Config;
   try {

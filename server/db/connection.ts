@@ -156,6 +156,18 @@ function schemaScoped(db: Db, schema: string): Db {
   });
 }
 
+/** Whether the database has exactly this build's migrations applied (false when it cannot tell). */
+async function allApplied(db: Db, schema: string | undefined): Promise<boolean> {
+  try {
+    const table = schema ? sql`${sql.id(schema, 'kysely_migration')}` : sql`kysely_migration`;
+    const rows = (await sql<{ name: string }>`select name from ${table}`.execute(db)).rows;
+    const known = Object.keys(migrations);
+    return rows.length === known.length && rows.every((r) => Object.hasOwn(migrations, r.name));
+  } catch {
+    return false;
+  }
+}
+
 export async function migrateToLatest(db: Db, opts: { pgSchema?: string } = {}): Promise<void> {
   // On PostgreSQL always name the schema (from the handle, or the connection's search_path as in
   // `?options=-c search_path=...`): otherwise Kysely finds another schema's migration table.
@@ -163,6 +175,10 @@ export async function migrateToLatest(db: Db, opts: { pgSchema?: string } = {}):
   if (!schema && !(db.getExecutor().adapter instanceof SqliteAdapter)) {
     schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s;
   }
+  // A migrated database (every start but the first): one read of the applied names instead of the
+  // migrator's table and lock set-up (issue 29 point 5). Anything else (no table yet, a migration
+  // missing, one this build does not know) goes through the migrator, which says what is wrong.
+  if (await allApplied(db, schema)) return;
   const migrator = new Migrator({
     db: schema ? schemaScoped(db, schema) : db,
     provider: { getMigrations: async () => migrations },
