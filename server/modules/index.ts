@@ -44,6 +44,8 @@ import { createShiftsService } from './shifts/shifts.service.js';
 import { wasteRoutes } from './waste/waste.routes.js';
 import { createWasteService } from './waste/waste.service.js';
 import { floorRoutes } from './floor/floor.routes.js';
+import { tillRoutes } from './till/till.routes.js';
+import { createTillService } from './till/till.service.js';
 import { createFloorService } from './floor/floor.service.js';
 import { reservationsRoutes } from './reservations/reservations.routes.js';
 import { createReservationsService } from './reservations/reservations.service.js';
@@ -152,7 +154,17 @@ export function createServices(deps: CoreDeps) {
     orders.on('courseFired', (w, actor, order, course) => printing.courseFired(w, actor, order, course));
     orders.on('itemVoided', (w, actor, order, v) => printing.itemVoided(w, actor, order, v));
   }
-  return { printing, guest, journal, loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, waste, payments, publicOrders };
+  // The till (issue 25, docs/till.md): receipts are numbered where the till is (an appliance; the cloud only for a restaurant without one).
+  const till = createTillService({
+    db, changes, orders, floor, loyalty, tenants, journal,
+    numbersReceipts: async (tenantId) => deps.config.role !== 'cloud' || !(await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null),
+    numbersWhenPaid: deps.config.role !== 'cloud',
+    printReceipt: (tenantId, input) => printing.enqueueReceipt(tenantId, input),
+  });
+  floor.onBillPaid((w, bill, total) => till.issueIn(w, bill.tenant_id, { bill_id: bill.id, total_cents: total }).then(() => {}));
+  // An order without a table gets its own receipt when it is paid (at the till, online, or at the counter).
+  orders.on('paid', (w, actor, order) => (order.table_id ? Promise.resolve() : till.issueIn(w, actor.tenantId, { order_id: order.id, total_cents: order.total_cents }).then(() => {})));
+  return { printing, till, guest, journal, loyalty, haccp, users, tenants, auth, sync, menu, orders, stock, floor, reservations, apiKeys, webhooks, forecast, insights, shifts, waste, payments, publicOrders };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -225,6 +237,7 @@ export async function registerModules(app: FastifyInstance, deps: CoreDeps, serv
       await api.register(ordersRoutes, { orders: services.orders });
       await api.register(loyaltyRoutes, { loyalty: services.loyalty, role: deps.config.role, deviceOf });
       await api.register(floorRoutes, { floor: services.floor });
+      await api.register(tillRoutes, { till: services.till, timezone: async (tenantId) => (await services.tenants.cachedSettings(tenantId)).timezone });
       await api.register(reservationsRoutes, { reservations: services.reservations });
       await api.register(stockAdminRoutes, { stock: services.stock });
       await api.register(stockRoutes, { stock: services.stock });

@@ -4,6 +4,7 @@ import type { Order } from '../orders/orders.schemas.js';
 import type { FloorContext } from './floor.context.js';
 import { floorRepository as repo, type BillRow, type OrderFigures, type PaymentRow, type RoundRow } from './floor.repository.js';
 import { billFigures, type BillFigures } from './floor.rules.js';
+import { mergeVat } from '../till/till.rules.js';
 import type { Bill, BillPayment } from './floor.schemas.js';
 
 /**
@@ -29,7 +30,21 @@ export const toPaymentDto = (p: PaymentRow): BillPayment => ({
   payment_id: p.payment_id,
   order_id: p.order_id,
   created_at: p.created_at,
+  method: p.method,
+  received_cents: p.received_cents,
+  change_cents: p.change_cents,
+  items: paidItemsOf(p),
 });
+
+/** The lines a payment's `items` JSON names (`[]` for a payment not split by dish). */
+export function paidItemsOf(p: { items?: string | null }): Array<{ order_id: string; item_id: string; quantity: number; amount_cents: number }> {
+  try {
+    const v = JSON.parse(p.items ?? '[]') as unknown;
+    return Array.isArray(v) ? (v as Array<{ order_id: string; item_id: string; quantity: number; amount_cents: number }>) : [];
+  } catch {
+    return [];
+  }
+}
 
 /** For each root bill: itself and every bill merged into it (transitively). */
 export async function families(exec: Executor, tenantId: string, roots: BillRow[]): Promise<BillFamily[]> {
@@ -106,5 +121,6 @@ export async function billDto(ctx: FloorContext, tenantId: string, bill: BillRow
     orders: list,
     payments: fam.payments.map(toPaymentDto),
     ...fam.figures,
+    vat: mergeVat(list.filter((o) => o.status !== 'cancelled').map((o) => o.vat)),
   };
 }

@@ -3,13 +3,13 @@ import { AppError, conflict, invalidField, notFound } from '../../shared/errors.
 import { newId } from '../../shared/ids.js';
 import type { Actor, PaymentInfo } from '../orders/orders.service.js';
 import type { Order } from '../orders/orders.schemas.js';
-import { billDto, families, familyOf, loadBill, rootOf, toPaymentDto, type BillFamily } from './floor.bill-family.js';
+import { billDto, families, familyOf, loadBill, paidItemsOf, rootOf, toPaymentDto, type BillFamily } from './floor.bill-family.js';
 import { billChange, loadTable, strip, tableChange, type FloorContext } from './floor.context.js';
 import { floorRepository as repo, type BillRow, type PaymentRow, type RoundRow, type TableRow } from './floor.repository.js';
 import { euro, floorId, settledReason } from './floor.rules.js';
 import type { Bill, BillPayment, BillPaymentInput } from './floor.schemas.js';
 import { refresh } from './floor.status.js';
-import { legacyMethod, type PaymentMethod } from '../till/till.rules.js';
+import { changeFor, legacyMethod, linesAfterDiscounts, unitsShare, type PaymentMethod } from '../till/till.rules.js';
 
 /**
  * Bills (docs/floor.md, "Bills"): a table's open bill gets a round per order, takes payments
@@ -23,8 +23,13 @@ import { legacyMethod, type PaymentMethod } from '../till/till.rules.js';
 export interface BillPaymentRequest {
   tenantId: string;
   billId: string;
-  amount_cents: number;
+  /** May be left out when `items` are given: it is then what those lines come to. */
+  amount_cents?: number;
   tip_cents?: number;
+  /** Cash handed over (method contant): at least amount + tip; the change is the rest. */
+  received_cents?: number;
+  /** Pay exactly these lines (split by dish): units of items of the bill's orders. */
+  items?: Array<{ item_id: string; quantity: number }>;
   /** The provider's payment id: a repeat with the same id records nothing twice. */
   payment_id?: string | null;
   source?: 'pay_at_table' | 'staff';
@@ -124,6 +129,10 @@ async function close(ctx: FloorContext, w: Writer, bill: BillRow, reason: 'paid'
   }
   const paidOrderIds =
     reason === 'paid' ? await markOrdersPaid(ctx, w, row, paidAs ?? { actor: { tenantId: bill.tenant_id, userId, via: 'pos' }, payment: TABLE_PAYMENT }) : [];
+  if (reason === 'paid' && ctx.billPaid.length > 0) {
+    const { figures } = await familyOf(w.trx, bill.tenant_id, row);
+    for (const fn of ctx.billPaid) await fn(w, row, figures.total_cents);
+  }
   return { row, paidOrderIds };
 }
 
@@ -183,6 +192,47 @@ export async function payOrderShare(ctx: FloorContext, w: Writer, actor: Actor, 
   await settleBillOf(ctx, w, actor, order.id);
 }
 
+/** A line (units of an order item) a payment paid, with what those units came to. */
+export interface PaidItem {
+  order_id: string;
+  item_id: string;
+  quantity: number;
+  amount_cents: number;
+}
+
+/**
+ * What paying these units of the bill's lines comes to (split by dish, CONTRACT §19): each line's
+ * gross after its order's discounts, shared over its units (`unitsShare`), less the units paid by
+ * earlier payments. A line that is not on the bill is VALIDATION naming it; more units than are
+ * still open is 409.
+ */
+async function itemsToPay(ctx: FloorContext, w: Writer, tenantId: string, fam: BillFamily, wanted: Array<{ item_id: string; quantity: number }>): Promise<PaidItem[]> {
+  const paidBefore = new Map<string, number>();
+  for (const p of fam.payments) for (const i of paidItemsOf(p)) paidBefore.set(i.item_id, (paidBefore.get(i.item_id) ?? 0) + i.quantity);
+  const lines = new Map<string, { order_id: string; name: string; gross: number; units: number }>();
+  for (const o of fam.orders) {
+    if (o.status === 'cancelled') continue;
+    const order = await ctx.orders.getIn(w, tenantId, o.id);
+    const after = linesAfterDiscounts(
+      order.items.map((i) => ({ id: i.id, total_cents: i.total_cents, vat_rate: i.vat_rate })),
+      order.discounts.map((d) => ({ item_id: d.item_id, amount_cents: d.amount_cents })),
+    );
+    order.items.forEach((i, idx) => lines.set(i.id, { order_id: order.id, name: i.name, gross: after[idx]!.gross_cents, units: i.quantity - i.voided_quantity }));
+  }
+  const seen = new Map<string, number>();
+  const out: PaidItem[] = [];
+  wanted.forEach((want, idx) => {
+    const line = lines.get(want.item_id);
+    if (!line) throw invalidField(`items.${idx}.item_id`, 'is geen gerecht op deze rekening.');
+    const before = (paidBefore.get(want.item_id) ?? 0) + (seen.get(want.item_id) ?? 0);
+    const left = line.units - before;
+    if (want.quantity > left) throw conflict(left <= 0 ? `'${line.name}' is al betaald.` : `Van '${line.name}' ${left === 1 ? 'staat' : 'staan'} er nog maar ${left} open.`);
+    seen.set(want.item_id, (seen.get(want.item_id) ?? 0) + want.quantity);
+    out.push({ order_id: line.order_id, item_id: want.item_id, quantity: want.quantity, amount_cents: unitsShare(line.gross, line.units, before, want.quantity) });
+  });
+  return out;
+}
+
 /** Whether any of these open (root) bills is settled: paid in full, or nothing left on it. */
 export async function anySettled(ctx: FloorContext, tenantId: string, open: BillRow[]): Promise<boolean> {
   return (await families(ctx.db, tenantId, open)).some((f) => settledReason(f.figures, f.orders) !== null);
@@ -219,9 +269,11 @@ export function createFloorBills(ctx: FloorContext) {
    */
   async function recordBillPayment(w: Writer, input: BillPaymentRequest): Promise<BillPaymentResult> {
     const { tenantId } = input;
-    const amount = input.amount_cents;
     const tip = input.tip_cents ?? 0;
-    if (!Number.isInteger(amount) || amount < 1 || amount > 10_000_000) throw invalidField('amount_cents', 'moet een geheel aantal centen van 1 tot 10.000.000 zijn.');
+    const method: PaymentMethod = input.method ?? legacyMethod(input.source ?? 'pay_at_table');
+    if (input.amount_cents === undefined && !input.items?.length) throw invalidField('amount_cents', "is verplicht (of kies de gerechten in 'items').");
+    if (input.amount_cents !== undefined && (!Number.isInteger(input.amount_cents) || input.amount_cents < 1 || input.amount_cents > 10_000_000)) throw invalidField('amount_cents', 'moet een geheel aantal centen van 1 tot 10.000.000 zijn.');
+    if (input.received_cents !== undefined && method !== 'contant') throw invalidField('received_cents', "kan alleen bij contante betaling (method 'contant').");
     if (!Number.isInteger(tip) || tip < 0 || tip > 1_000_000) throw invalidField('tip_cents', 'moet een geheel aantal centen van 0 tot 1.000.000 zijn.');
     const result = (fam: BillFamily, payment: PaymentRow, closed: boolean, duplicate: boolean, paidOrderIds: string[] = []): BillPaymentResult => ({
       bill_id: fam.root.id,
@@ -243,8 +295,27 @@ export function createFloorBills(ctx: FloorContext) {
     const root = await rootOf(w.trx, tenantId, await loadBill(w.trx, tenantId, input.billId));
     if (root.status !== 'open') throw billClosed();
     const before = await familyOf(w.trx, tenantId, root);
+    let amount = input.amount_cents ?? 0;
+    let paidItems: PaidItem[] = [];
+    if (input.items?.length) {
+      paidItems = await itemsToPay(ctx, w, tenantId, before, input.items);
+      const sum = paidItems.reduce((s, i) => s + i.amount_cents, 0);
+      if (input.amount_cents !== undefined && input.amount_cents !== sum) {
+        throw invalidField('amount_cents', `moet gelijk zijn aan wat de gekozen gerechten kosten (${euro(sum)}), of laat het weg.`);
+      }
+      amount = sum;
+      if (amount < 1) throw invalidField('items', 'de gekozen gerechten kosten samen niets; kies andere of geef een bedrag op.');
+    }
     if (amount > before.figures.open_cents) {
       throw conflict(`Het bedrag (${euro(amount)}) is hoger dan wat nog openstaat (${euro(before.figures.open_cents)}).`);
+    }
+    let change = 0;
+    let received: number | null = null;
+    if (method === 'contant' && input.received_cents !== undefined) {
+      const c = changeFor(input.received_cents, amount, tip);
+      if (c === null) throw invalidField('received_cents', `is minder dan te betalen (${euro(amount + tip)}).`);
+      change = c;
+      received = input.received_cents;
     }
     const payment: PaymentRow = {
       id,
@@ -257,10 +328,10 @@ export function createFloorBills(ctx: FloorContext) {
       order_id: null,
       created_by: input.userId ?? null,
       created_at: w.now,
-      method: input.method ?? legacyMethod(input.source ?? 'pay_at_table'),
-      received_cents: null,
-      change_cents: 0,
-      items: '[]',
+      method,
+      received_cents: received,
+      change_cents: change,
+      items: JSON.stringify(paidItems),
     };
     await repo.insertPayment(w.trx, payment);
     await w.record(billChange(root.id, 'bill.payment_recorded', { payment: strip(payment) }));
@@ -268,8 +339,8 @@ export function createFloorBills(ctx: FloorContext) {
     // day (409); money a guest already paid online (pay-at-table) is kept and reported late.
     await ctx.journal?.append(w, {
       tenant_id: tenantId, kind: 'payment', ref_id: payment.id, bill_id: root.id, amount_cents: amount, tip_cents: tip,
-      method: payment.source === 'pay_at_table' ? 'online' : 'overig', user_id: payment.created_by,
-      detail: { source: payment.source, order_ids: before.orders.filter((o) => o.status !== 'cancelled').map((o) => o.id) },
+      method: payment.method, user_id: payment.created_by,
+      detail: { source: payment.source, ...(paidItems.length ? { items: paidItems } : {}), ...(received !== null ? { received_cents: received, change_cents: change } : {}), order_ids: before.orders.filter((o) => o.status !== 'cancelled').map((o) => o.id) },
       allow_closed_day: payment.source === 'pay_at_table',
     });
     const after = await familyOf(w.trx, tenantId, root);
@@ -308,6 +379,13 @@ export function createFloorBills(ctx: FloorContext) {
 
     getBill,
 
+    /** The bill an order's round is on (the bill it lives in, when merged), or null. */
+    async billIdOfOrder(tenantId: string, orderId: string): Promise<string | null> {
+      const round = await repo.roundOfOrder(db, tenantId, orderId);
+      const bill = round ? await repo.findBill(db, tenantId, round.bill_id) : undefined;
+      return bill ? (await rootOf(db, tenantId, bill)).id : null;
+    },
+
     /** The open bill of a table (staff); NOT_FOUND when the table has none. */
     async tableBill(tenantId: string, tableId: string): Promise<Bill> {
       await loadTable(db, tenantId, tableId);
@@ -322,20 +400,59 @@ export function createFloorBills(ctx: FloorContext) {
      * Staff take a payment at the table (cash, card terminal); when it pays the bill in full, the bill
      * closes and its orders are marked paid (`provider: 'tafel'`), all in this one transaction.
      */
-    async payBill(actor: Actor, billId: string, input: BillPaymentInput): Promise<{ bill: Bill; payment: BillPayment }> {
+    async payBill(actor: Actor, billId: string, input: BillPaymentInput): Promise<{ bill: Bill; payment: BillPayment; change_cents: number }> {
       const r = await changes.write(actor.tenantId, (w) =>
         recordBillPayment(w, {
           tenantId: actor.tenantId,
           billId,
           amount_cents: input.amount_cents,
           tip_cents: input.tip_cents,
+          method: input.method ?? 'overig',
+          received_cents: input.received_cents,
+          items: input.items,
           source: 'staff',
           userId: actor.userId,
           via: actor.via,
           order_payment: TABLE_PAYMENT,
         }),
       );
-      return { bill: await getBill(actor.tenantId, r.bill_id), payment: r.payment };
+      return { bill: await getBill(actor.tenantId, r.bill_id), payment: r.payment, change_cents: r.payment.change_cents };
+    },
+
+    /**
+     * Moves an open bill to another table (POST /floorplan/bills/:id/move, CONTRACT §19). When that
+     * table has an open bill, this one is merged into it (status `merged`, as a merge across sync:
+     * its rounds and payments count on the bill it lives in). Its orders move with it. Moving to
+     * the table it is on changes nothing. One change `bill.moved` carries the bill, the tables and
+     * the orders.
+     */
+    async moveBill(actor: Actor, id: string, tableId: string): Promise<Bill> {
+      const result = await changes.write(actor.tenantId, async (w) => {
+        const bill = await loadBill(w.trx, actor.tenantId, id);
+        const root = await rootOf(w.trx, actor.tenantId, bill);
+        if (root.status !== 'open') throw billClosed();
+        const target = await loadTable(w.trx, actor.tenantId, tableId);
+        if (target.id === root.table_id) return root.id;
+        const fam = await familyOf(w.trx, actor.tenantId, root);
+        const there = await repo.findOpenBill(w.trx, actor.tenantId, target.id);
+        const from = root.table_id;
+        const next: BillRow = there
+          ? { ...root, table_id: target.id, status: 'merged', merged_into: there.id, updated_at: w.now }
+          : { ...root, table_id: target.id, updated_at: w.now };
+        // Merged bills of the family follow their root to the new table.
+        for (const m of fam.members) {
+          if (m.id === root.id) continue;
+          await repo.updateBill(w.trx, { ...m, table_id: target.id, updated_at: w.now });
+        }
+        await repo.updateBill(w.trx, next);
+        const orderIds = fam.rounds.map((r) => r.order_id);
+        await repo.moveRounds(w.trx, actor.tenantId, fam.members.map((m) => m.id), target.id);
+        await ctx.orders.moveToTableIn(w, actor.tenantId, orderIds, target.id);
+        await w.record(billChange(root.id, 'bill.moved', { bill: strip(next), from_table_id: from, to_table_id: target.id, merged_into: there?.id ?? null, order_ids: orderIds }));
+        await refresh(ctx, w, actor.tenantId, [from, target.id]);
+        return there?.id ?? root.id;
+      });
+      return getBill(actor.tenantId, result);
     },
 
     /** Staff close a bill (e.g. the rest is on the house); the table is then free. */

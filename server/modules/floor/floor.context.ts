@@ -1,10 +1,10 @@
-import type { ChangeInput, ChangeLog } from '../../db/change-log.js';
+import type { ChangeInput, ChangeLog, Writer } from '../../db/change-log.js';
 import type { Db, Executor } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import type { JournalAppender } from '../journal/journal.service.js';
 import type { OrdersService } from '../orders/orders.service.js';
-import { floorRepository as repo, type TableRow, type ZoneRow } from './floor.repository.js';
+import { floorRepository as repo, type BillRow, type TableRow, type ZoneRow } from './floor.repository.js';
 import type { Table, Zone } from './floor.schemas.js';
 
 /**
@@ -48,6 +48,8 @@ export interface FloorDeps {
 /** The deps and the reservations lookup (null until the composition root hands it in). One per service. */
 export interface FloorContext extends FloorDeps {
   reservations: ReservationsLookup | null;
+  /** Run inside the transaction that closes a bill as paid on this node (the till gives it its receipt number). */
+  billPaid: Array<(w: Writer, bill: BillRow, totalCents: number) => Promise<void>>;
 }
 
 export const toZoneDto = (r: ZoneRow): Zone => ({ id: r.id, name: r.name, position: r.position, created_at: r.created_at, updated_at: r.updated_at, archived_at: r.archived_at });

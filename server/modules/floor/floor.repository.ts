@@ -159,6 +159,9 @@ export const floorRepository = {
     return [...out];
   },
   findPayment: (db: Executor, id: string) => db.selectFrom('bill_payments').selectAll().where('id', '=', id).executeTakeFirst(),
+  /** (0025) The rounds of these bills now belong to `tableId` (a bill moved). */
+  moveRounds: (db: Executor, tenantId: string, billIds: string[], tableId: string) =>
+    billIds.length === 0 ? Promise.resolve() : db.updateTable('bill_rounds').set({ table_id: tableId }).where('tenant_id', '=', tenantId).where('bill_id', 'in', billIds).execute().then(() => undefined),
   insertRound: (db: Executor, row: RoundRow) => db.insertInto('bill_rounds').values(row).onConflict((oc) => oc.column('id').doNothing()).execute(),
   insertPayment: (db: Executor, row: PaymentRow) => db.insertInto('bill_payments').values(row).onConflict((oc) => oc.column('id').doNothing()).execute(),
 };

@@ -11,6 +11,7 @@ import {
   FloorPlan,
   FloorTable,
   IdParams,
+  MoveBillBody,
   PositionsBody,
   StatusBody,
   Table,
@@ -157,10 +158,24 @@ export const floorRoutes: FastifyPluginAsyncZod<{ floor: FloorService }> = async
         summary: 'Take a (partial) payment at the table; never more than is open (409). Paid in full: the bill closes and its orders are marked paid.',
         params: IdParams,
         body: BillPaymentBody,
-        response: { 201: z.object({ bill: Bill, payment: BillPayment }), ...errors(400, 401, 404, 409) },
+        response: { 201: z.object({ bill: Bill, payment: BillPayment, change_cents: z.number().int().meta({ description: 'cash to give back (contant with received_cents), else 0' }) }), ...errors(400, 401, 404, 409) },
       },
     },
     async (request, reply) => reply.code(201).send(await floor.payBill(actor(request), request.params.id, request.body)),
+  );
+  app.post(
+    '/floorplan/bills/:id/move',
+    {
+      config: { access: 'session' },
+      schema: {
+        tags,
+        summary: 'Move an open bill to another table; merged into that table’s open bill when it has one (the answer is the bill it lives in then)',
+        params: IdParams,
+        body: MoveBillBody,
+        response: { 200: Bill, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => floor.moveBill(actor(request), request.params.id, request.body.table_id),
   );
   app.post(
     '/floorplan/bills/:id/close',

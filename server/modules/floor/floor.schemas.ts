@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PAYMENT_METHODS } from '../till/till.rules.js';
+import { PAYMENT_METHODS, TILL_METHODS } from '../till/till.rules.js';
+import { VatLine } from '../orders/orders.schemas.js';
 import { Order } from '../orders/orders.schemas.js';
 import '../../shared/validation.js';
 import { PUBLIC_CODE_PATTERN } from './floor.rules.js';
@@ -118,6 +119,12 @@ export const BillPayment = z
     payment_id: z.string().nullable(),
     order_id: z.string().nullable(),
     created_at: z.string(),
+    method: z.enum(PAYMENT_METHODS).meta({ description: 'how it was paid (CONTRACT §19); online: pay-at-table' }),
+    received_cents: z.number().int().nullable().meta({ description: 'cash handed over (contant), else null' }),
+    change_cents: z.number().int().meta({ description: 'cash given back' }),
+    items: z
+      .array(z.object({ order_id: z.string(), item_id: z.string(), quantity: z.number().int(), amount_cents: z.number().int() }))
+      .meta({ description: 'the lines this payment paid when the bill was split by dish; empty otherwise' }),
   })
   .meta({ id: 'BillPayment' });
 export type BillPayment = z.infer<typeof BillPayment>;
@@ -140,19 +147,31 @@ export const Bill = z
     paid_cents: z.number().int(),
     open_cents: z.number().int(),
     tip_cents: z.number().int(),
+    vat: z.array(VatLine).meta({ description: 'VAT per rate over the bill’s orders after discounts (CONTRACT §19)' }),
   })
   .meta({ id: 'Bill' });
 export type Bill = z.infer<typeof Bill>;
 
 export const BillPaymentBody = z
   .object({
-    amount_cents: z.number().int().min(1).max(10_000_000),
+    amount_cents: z.number().int().min(1).max(10_000_000).optional().meta({ description: 'required unless items are given (then it is what they come to)' }),
     tip_cents: z.number().int().min(0).max(1_000_000).optional(),
+    method: z.enum(TILL_METHODS).optional().meta({ description: 'contant, pin, creditcard, cadeaubon or overig (default; online is set by pay-at-table)' }),
+    received_cents: z.number().int().min(0).max(100_000_000).optional().meta({ description: 'contant only: cash handed over, at least amount + tip; the answer gives change_cents' }),
+    items: z
+      .array(z.object({ item_id: z.uuid(), quantity: z.number().int().min(1).max(999) }).strict())
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'pay exactly these lines (split by dish); amount_cents may then be left out' }),
   })
   .strict();
 export type BillPaymentInput = z.infer<typeof BillPaymentBody>;
 
 export const IdParams = z.object({ id: z.uuid() });
+
+/** POST /floorplan/bills/:id/move (CONTRACT §19). */
+export const MoveBillBody = z.object({ table_id: z.uuid() }).strict();
 
 /** Sync payloads (validated like API requests, issue 17). */
 const IsoTs = z.iso.datetime();

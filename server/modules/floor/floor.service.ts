@@ -1,4 +1,6 @@
+import type { Writer } from '../../db/change-log.js';
 import { createFloorBills } from './floor.bills.js';
+import type { BillRow } from './floor.repository.js';
 import type { FloorContext, FloorDeps, ReservationsLookup } from './floor.context.js';
 import { createFloorLayout } from './floor.layout.js';
 import { createFloorOrderHooks } from './floor.order-hooks.js';
@@ -18,12 +20,16 @@ export type { BillPaymentRequest, BillPaymentResult, TableBill } from './floor.b
  * - floor.refresh.ts      what the minute job (floor.jobs.ts) runs: settles bills that sync settled, announces status changes
  */
 export function createFloorService(deps: FloorDeps) {
-  const ctx: FloorContext = { ...deps, reservations: null };
+  const ctx: FloorContext = { ...deps, reservations: null, billPaid: [] };
   const bills = createFloorBills(ctx);
   return {
     /** The composition root hands the reservations module's lookup in (the two modules call each other). */
     useReservations(lookup: ReservationsLookup): void {
       ctx.reservations = lookup;
+    },
+    /** Runs `fn` inside every transaction that closes a bill as paid on this node (the till: the receipt number). */
+    onBillPaid(fn: (w: Writer, bill: BillRow, totalCents: number) => Promise<void>): void {
+      ctx.billPaid.push(fn);
     },
     ...createFloorLayout(ctx),
     ...createFloorStatus(ctx),

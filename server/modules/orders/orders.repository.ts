@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/connection.js';
-import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
+import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable, OrderDiscountsTable } from '../../db/database.js';
 import type { OrderSource, OrderStatus } from './orders.schemas.js';
 
 export type OrderRow = OrdersTable;
 export type OrderItemRow = OrderItemsTable;
 export type HistoryRow = OrderStatusHistoryTable;
+export type DiscountRow = OrderDiscountsTable;
 
 export interface OrderFilter {
   statuses?: readonly OrderStatus[];
@@ -79,6 +80,13 @@ export const ordersRepository = {
     orderIds.length === 0
       ? Promise.resolve([])
       : db.selectFrom('order_item_voids as v').leftJoin('users as u', 'u.id', 'v.user_id').selectAll('v').select('u.name as user_name').where('v.order_id', 'in', orderIds).orderBy('v.created_at').orderBy('v.id').execute(),
+  /** (0025) The discounts of these orders, oldest first. */
+  discountsOf: (db: Executor, orderIds: string[]) =>
+    orderIds.length === 0 ? Promise.resolve([] as DiscountRow[]) : db.selectFrom('order_discounts').selectAll().where('order_id', 'in', orderIds).orderBy('created_at').orderBy('id').execute(),
+  findDiscount: (db: Executor, id: string) => db.selectFrom('order_discounts').selectAll().where('id', '=', id).executeTakeFirst(),
+  insertDiscount: (db: Executor, row: DiscountRow) => db.insertInto('order_discounts').values(row).execute(),
+  setTable: (db: Executor, tenantId: string, ids: string[], tableId: string, now: string) =>
+    db.updateTable('orders').set({ table_id: tableId, updated_at: now }).where('tenant_id', '=', tenantId).where('id', 'in', ids).execute(),
   insert: (db: Executor, row: OrderRow) => db.insertInto('orders').values(row).execute(),
   insertItems: (db: Executor, rows: OrderItemRow[]) => (rows.length ? db.insertInto('order_items').values(rows).execute() : Promise.resolve()),
   insertHistory: (db: Executor, row: HistoryRow) => db.insertInto('order_status_history').values(row).execute(),

@@ -47,6 +47,26 @@ export const OrderItem = z
   .meta({ id: 'OrderItem' });
 export type OrderItem = z.infer<typeof OrderItem>;
 
+/** VAT per rate (CONTRACT §19): vat = gross × rate / (100 + rate), rounded half away from zero; net = gross − vat. */
+export const VatLine = z
+  .object({ rate: z.number().int(), gross_cents: z.number().int(), vat_cents: z.number().int(), net_cents: z.number().int() })
+  .meta({ id: 'VatLine' });
+
+/** A discount on the order or one of its lines (CONTRACT §19). */
+export const OrderDiscount = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['percent', 'amount', 'comp', 'points']),
+    value: z.number().int().nullable().meta({ description: 'percent: the percentage; amount: cents; points: the points redeemed; comp: null' }),
+    item_id: z.string().nullable().meta({ description: 'the line it is on; null: the whole order' }),
+    amount_cents: z.number().int().meta({ description: 'what it took off when it was given' }),
+    reason: z.string(),
+    user_id: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'OrderDiscount' });
+export type OrderDiscount = z.infer<typeof OrderDiscount>;
+
 export const Order = z
   .object({
     id: z.string(),
@@ -57,7 +77,10 @@ export const Order = z
     customer: z.object({ name: z.string().nullable(), phone: z.string().nullable() }).nullable(),
     notes: z.string().nullable(),
     items: z.array(OrderItem),
-    total_cents: z.number().int(),
+    discounts: z.array(OrderDiscount).meta({ description: 'discounts given at the till (CONTRACT §19), oldest first' }),
+    discount_cents: z.number().int().meta({ description: 'what the discounts take off (never more than the lines)' }),
+    total_cents: z.number().int().meta({ description: 'the lines (voids left out) after discounts' }),
+    vat: z.array(VatLine).meta({ description: 'VAT per rate over the lines after discounts; the gross per rate adds up to total_cents' }),
     payment_status: z.enum(['open', 'paid']),
     created_at: z.string(),
     updated_at: z.string(),

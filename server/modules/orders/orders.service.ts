@@ -10,9 +10,10 @@ import { DEFAULT_STATION } from '../menu/menu.schemas.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { JournalAppender } from '../journal/journal.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
-import { ordersRepository, type HistoryRow, type OrderItemRow, type OrderRow, type OrderFilter } from './orders.repository.js';
+import { ordersRepository, type DiscountRow, type HistoryRow, type OrderItemRow, type OrderRow, type OrderFilter } from './orders.repository.js';
+import { orderFigures } from '../till/till.rules.js';
 import { formatNumber, transition } from './orders.rules.js';
-import { type CreateOrderInput, type Order, type OrderItemModifier, type OrderSource, type OrderStatus } from './orders.schemas.js';
+import { type CreateOrderInput, type Order, type OrderDiscount, type OrderItemModifier, type OrderSource, type OrderStatus } from './orders.schemas.js';
 import { groupIdsOf, sortAllergens } from '../menu/menu.service.js';
 import type { FieldError } from '../../shared/errors.js';
 
@@ -29,7 +30,29 @@ export interface Actor {
   via: OrderSource | 'sync';
 }
 
-export function toOrderDto(row: OrderRow, items: OrderItemRow[]): Order {
+/** The order's discounts as the answers show them. */
+export const toDiscountDto = (d: DiscountRow): OrderDiscount => ({
+  id: d.id,
+  kind: d.kind,
+  value: d.value,
+  item_id: d.item_id,
+  amount_cents: d.amount_cents,
+  reason: d.reason,
+  user_id: d.user_id,
+  created_at: d.created_at,
+});
+
+/**
+ * An order as the API shows it. `discounts` are its discount rows; without them (a caller that did
+ * not read them) a `discount_cents` on the row counts as one discount on the whole order, so the VAT
+ * still adds up to `total_cents`.
+ */
+export function toOrderDto(row: OrderRow, items: OrderItemRow[], discounts?: DiscountRow[]): Order {
+  const applied = discounts ?? ((row.discount_cents ?? 0) > 0 ? [{ item_id: null, amount_cents: row.discount_cents }] : []);
+  const figures = orderFigures(
+    items.map((i) => ({ id: i.id, total_cents: i.total_cents, vat_rate: i.vat_rate ?? 9 })),
+    applied,
+  );
   return {
     id: row.id,
     number: row.number,
@@ -55,7 +78,10 @@ export function toOrderDto(row: OrderRow, items: OrderItemRow[]): Order {
       fired_at: i.fired_at ?? null,
       vat_rate: i.vat_rate ?? 9,
     })),
+    discounts: (discounts ?? []).map(toDiscountDto),
+    discount_cents: row.discount_cents ?? 0,
     total_cents: row.total_cents,
+    vat: figures.vat,
     payment_status: row.payment_status,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -141,21 +167,32 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
     for (const fn of hooks[name]) await (fn as (...a: Parameters<OrderHooks[K]>) => Promise<void>)(...args);
   }
 
+  /** The order's figures from its lines (voids left out) and discounts (CONTRACT §19). */
+  const figuresOf = (items: OrderItemRow[], discounts: DiscountRow[]) =>
+    orderFigures(
+      items.map((i) => ({ id: i.id, total_cents: i.total_cents, vat_rate: i.vat_rate })),
+      discounts.map((d) => ({ item_id: d.item_id, amount_cents: d.amount_cents })),
+    );
+
   async function load(tenantId: string, id: string, exec = db as Db | Writer['trx']): Promise<Order> {
     const row = await ordersRepository.find(exec, tenantId, id);
     if (!row) throw notFound('Bestelling');
-    return toOrderDto(row, await ordersRepository.itemsOf(exec, [id]));
+    const [items, discounts] = await Promise.all([ordersRepository.itemsOf(exec, [id]), ordersRepository.discountsOf(exec, [id])]);
+    return toOrderDto(row, items, discounts);
   }
 
   async function withItems(rows: OrderRow[]): Promise<Order[]> {
-    const items = await ordersRepository.itemsOf(db, rows.map((r) => r.id));
+    const ids = rows.map((r) => r.id);
+    const [items, discounts] = await Promise.all([ordersRepository.itemsOf(db, ids), rows.some((r) => r.discount_cents > 0) ? ordersRepository.discountsOf(db, ids) : Promise.resolve([])]);
     const byOrder = new Map<string, OrderItemRow[]>();
     for (const i of items) {
       const list = byOrder.get(i.order_id);
       if (list) list.push(i);
       else byOrder.set(i.order_id, [i]);
     }
-    return rows.map((r) => toOrderDto(r, byOrder.get(r.id) ?? []));
+    const discountsOf = new Map<string, DiscountRow[]>();
+    for (const d of discounts) discountsOf.set(d.order_id, [...(discountsOf.get(d.order_id) ?? []), d]);
+    return rows.map((r) => toOrderDto(r, byOrder.get(r.id) ?? [], discountsOf.get(r.id) ?? []));
   }
 
   async function repeatOf(tenantId: string, key: string, hash: string): Promise<Order | undefined> {
@@ -185,13 +222,64 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
     if (row.payment_status === 'paid') return { order: await load(actor.tenantId, id, w.trx), changed: false };
     if (row.status === 'cancelled') throw conflict('Een geannuleerde bestelling kan niet betaald worden.');
     await ordersRepository.update(w.trx, actor.tenantId, id, { payment_status: 'paid', updated_at: w.now });
-    const order = toOrderDto({ ...row, payment_status: 'paid', updated_at: w.now }, await ordersRepository.itemsOf(w.trx, [id]));
+    const order = toOrderDto({ ...row, payment_status: 'paid', updated_at: w.now }, await ordersRepository.itemsOf(w.trx, [id]), await ordersRepository.discountsOf(w.trx, [id]));
     await w.record({ entity: 'order', entityId: id, kind: 'order.paid', payload: { order, payment: { ...payment, by: actor.userId, via: actor.via } } });
     await run('paid', w, actor, order, payment);
     return { order, changed: true };
   }
 
+  /**
+   * Adds a discount to an order inside `w` (the till's service decides kind, amount and limits,
+   * CONTRACT §19): the row, then the order's `discount_cents` and `total_cents` (after discounts) from
+   * all its discounts, and the change `order.discounted` `{ order, discount }`. A discount whose id
+   * is there already changes nothing (`changed: false`). 409 for a cancelled or paid order.
+   */
+  async function addDiscountIn(w: Writer, actor: Actor, discount: DiscountRow): Promise<{ order: Order; changed: boolean }> {
+    const row = await ordersRepository.find(w.trx, actor.tenantId, discount.order_id);
+    if (!row) throw notFound('Bestelling');
+    if (await ordersRepository.findDiscount(w.trx, discount.id)) return { order: await load(actor.tenantId, row.id, w.trx), changed: false };
+    if (row.status === 'cancelled') throw conflict('Deze bestelling is geannuleerd; er kan geen korting meer op.');
+    if (row.payment_status === 'paid') throw conflict('Deze bestelling is al betaald; er kan geen korting meer op.');
+    await ordersRepository.insertDiscount(w.trx, discount);
+    const [items, discounts] = await Promise.all([ordersRepository.itemsOf(w.trx, [row.id]), ordersRepository.discountsOf(w.trx, [row.id])]);
+    const f = figuresOf(items, discounts);
+    const next = { ...row, total_cents: f.total_cents, discount_cents: f.discount_cents, updated_at: w.now };
+    await ordersRepository.update(w.trx, actor.tenantId, row.id, { total_cents: f.total_cents, discount_cents: f.discount_cents, updated_at: w.now });
+    const order = toOrderDto(next, items, discounts);
+    const { tenant_id: _t, ...wire } = discount;
+    await w.record({ entity: 'order', entityId: row.id, kind: 'order.discounted', payload: { order, discount: wire } });
+    return { order, changed: true };
+  }
+
   const service = {
+    addDiscountIn,
+
+    /** The discounts of an order, oldest first. */
+    async discountsOf(tenantId: string, id: string, exec: Db | Writer['trx'] = db): Promise<OrderDiscount[]> {
+      await load(tenantId, id, exec);
+      return (await ordersRepository.discountsOf(exec, [id])).map(toDiscountDto);
+    },
+
+    /** Attaches a customer (name, normalised phone, loyalty id) to an order at the till; points are earned for it when it is paid. */
+    async attachCustomer(actor: Actor, id: string, customer: { customer_id: string; name: string | null; phone: string }): Promise<Order> {
+      return changes.write(actor.tenantId, async (w) => {
+        const row = await ordersRepository.find(w.trx, actor.tenantId, id);
+        if (!row) throw notFound('Bestelling');
+        if (row.payment_status === 'paid') throw conflict('Deze bestelling is al betaald; er kan geen klant meer aan gekoppeld worden.');
+        const patch = { customer_id: customer.customer_id, customer_phone: customer.phone, customer_name: customer.name ?? row.customer_name, updated_at: w.now };
+        await ordersRepository.update(w.trx, actor.tenantId, id, patch);
+        const order = await load(actor.tenantId, id, w.trx);
+        await w.record({ entity: 'order', entityId: id, kind: 'order.customer_attached', payload: { order, customer_id: customer.customer_id } });
+        return order;
+      });
+    },
+
+    /** Orders moved to another table with their bill (floor: POST /floorplan/bills/:id/move); the bill's change carries them. */
+    async moveToTableIn(w: Writer, tenantId: string, ids: string[], tableId: string): Promise<void> {
+      if (ids.length === 0) return;
+      await ordersRepository.setTable(w.trx, tenantId, ids, tableId, w.now);
+    },
+
     /** Registers a hook (see OrderHooks); the composition root wires the areas together with it. */
     on<K extends keyof OrderHooks>(name: K, fn: OrderHooks[K]): void {
       hooks[name].push(fn);
@@ -486,9 +574,11 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         await w.trx.insertInto('order_item_voids').values(v).execute();
         await w.trx.updateTable('order_items').set({ voided_quantity: voided, total_cents: lineTotal }).where('id', '=', itemId).execute();
         const next = items.map((i) => (i.id === itemId ? { ...i, voided_quantity: voided, total_cents: lineTotal } : i));
-        const total = next.reduce((s, i) => s + i.total_cents, 0);
-        await ordersRepository.update(w.trx, actor.tenantId, id, { total_cents: total, updated_at: w.now });
-        const order = toOrderDto({ ...row, total_cents: total, updated_at: w.now }, next);
+        // Discounts stay as given, but never take off more than is left (a comped line voided takes its discount with it).
+        const discounts = await ordersRepository.discountsOf(w.trx, [id]);
+        const f = figuresOf(next, discounts);
+        await ordersRepository.update(w.trx, actor.tenantId, id, { total_cents: f.total_cents, discount_cents: f.discount_cents, updated_at: w.now });
+        const order = toOrderDto({ ...row, total_cents: f.total_cents, discount_cents: f.discount_cents, updated_at: w.now }, next, discounts);
         const { tenant_id: _t, order_id: _o, ...wire } = v;
         await w.record({ entity: 'order', entityId: id, kind: 'order.item_voided', payload: { order, void: wire } });
         await run('itemVoided', w, actor, order, { id: v.id, item_id: itemId, quantity: input.quantity, reason: input.reason });

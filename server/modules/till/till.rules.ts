@@ -12,3 +12,129 @@ export const TILL_METHODS = ['contant', 'pin', 'creditcard', 'cadeaubon', 'overi
 
 /** The method of a payment row that predates methods (a node one release behind): pay-at-table was online. */
 export const legacyMethod = (source: string): PaymentMethod => (source === 'pay_at_table' ? 'online' : 'overig');
+
+/** What a discount is (CONTRACT §19). */
+export const DISCOUNT_KINDS = ['percent', 'amount', 'comp', 'points'] as const;
+export type DiscountKind = (typeof DISCOUNT_KINDS)[number];
+
+/** n / d rounded half away from zero (integers; d > 0). */
+export function divRound(n: number, d: number): number {
+  const a = Math.abs(n);
+  const q = Math.floor(a / d);
+  const r = a - q * d;
+  const v = 2 * r >= d ? q + 1 : q;
+  return n < 0 ? -v : v;
+}
+
+/** The VAT inside a gross amount at `rate` percent: gross × rate / (100 + rate), rounded half away from zero. */
+export const vatOf = (gross: number, rate: number): number => divRound(gross * rate, 100 + rate);
+
+export interface VatLine {
+  rate: number;
+  gross_cents: number;
+  vat_cents: number;
+  net_cents: number;
+}
+
+/** Per rate (ascending): the gross of the lines at that rate, the VAT in it (on the rate's total) and the net. */
+export function vatSummary(lines: ReadonlyArray<{ rate: number; gross_cents: number }>): VatLine[] {
+  const byRate = new Map<number, number>();
+  for (const l of lines) byRate.set(l.rate, (byRate.get(l.rate) ?? 0) + l.gross_cents);
+  return [...byRate.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([rate, gross]) => {
+      const vat = vatOf(gross, rate);
+      return { rate, gross_cents: gross, vat_cents: vat, net_cents: gross - vat };
+    });
+}
+
+/** Adds VAT summaries (a bill of several orders, a day): the gross per rate adds up, the VAT is taken on the sum. */
+export const mergeVat = (parts: ReadonlyArray<ReadonlyArray<VatLine>>): VatLine[] => vatSummary(parts.flat());
+
+/**
+ * Spreads `amount` over lines in proportion to their gross (each share rounded down), the rounding
+ * rest on the largest line (the first of equals). Never more than a line's gross; `amount` is
+ * clamped to the lines' total.
+ */
+export function spread(grosses: readonly number[], amount: number): number[] {
+  const total = grosses.reduce((s, g) => s + g, 0);
+  const take = Math.max(0, Math.min(amount, total));
+  if (take === 0 || total === 0) return grosses.map(() => 0);
+  const shares = grosses.map((g) => Math.floor((take * g) / total));
+  let rest = take - shares.reduce((s, x) => s + x, 0);
+  // The rest on the largest; if it would take that line below zero (cannot, as shares are floors), on the next largest.
+  const order = grosses.map((g, i) => i).sort((a, b) => grosses[b]! - grosses[a]! || a - b);
+  for (const i of order) {
+    if (rest === 0) break;
+    const room = grosses[i]! - shares[i]!;
+    const add = Math.min(room, rest);
+    shares[i]! += add;
+    rest -= add;
+  }
+  return shares;
+}
+
+export interface PricedLine {
+  id: string;
+  /** The line's total after voids. */
+  total_cents: number;
+  vat_rate: number;
+}
+export interface AppliedDiscount {
+  item_id: string | null;
+  amount_cents: number;
+}
+
+/**
+ * Each line's gross after discounts: a line's own discounts first (never below zero), then the
+ * order's discounts spread over what is left by amount (`spread`). Returns the lines in the same order.
+ */
+export function linesAfterDiscounts(lines: readonly PricedLine[], discounts: readonly AppliedDiscount[]): Array<PricedLine & { gross_cents: number; discount_cents: number }> {
+  const own = lines.map((l) => Math.min(l.total_cents, discounts.filter((d) => d.item_id === l.id).reduce((s, d) => s + d.amount_cents, 0)));
+  const left = lines.map((l, i) => l.total_cents - own[i]!);
+  // A discount naming a line that is not (or no longer) there counts as an order discount.
+  const ids = new Set(lines.map((l) => l.id));
+  const orderWide = discounts.filter((d) => d.item_id === null || !ids.has(d.item_id)).reduce((s, d) => s + d.amount_cents, 0);
+  const shares = spread(left, orderWide);
+  return lines.map((l, i) => ({ ...l, gross_cents: left[i]! - shares[i]!, discount_cents: own[i]! + shares[i]! }));
+}
+
+/** The order's figures: gross before discounts, the discounts that count (never more than the gross), total after them, VAT per rate. */
+export function orderFigures(lines: readonly PricedLine[], discounts: readonly AppliedDiscount[]): { gross_cents: number; discount_cents: number; total_cents: number; vat: VatLine[] } {
+  const after = linesAfterDiscounts(lines, discounts);
+  const gross = lines.reduce((s, l) => s + l.total_cents, 0);
+  const total = after.reduce((s, l) => s + l.gross_cents, 0);
+  return { gross_cents: gross, discount_cents: gross - total, total_cents: total, vat: vatSummary(after.map((l) => ({ rate: l.vat_rate, gross_cents: l.gross_cents }))) };
+}
+
+/**
+ * What a discount takes off `base` (the line's or the order's total left after earlier discounts):
+ * percent of it (rounded half away from zero), a fixed amount, all of it (comp), or points × their value;
+ * never more than `base`.
+ */
+export function discountAmount(kind: DiscountKind, value: number | null, base: number, pointValueCents: number): number {
+  const raw = kind === 'percent' ? divRound(base * (value ?? 0), 100) : kind === 'amount' ? (value ?? 0) : kind === 'comp' ? base : (value ?? 0) * pointValueCents;
+  return Math.max(0, Math.min(base, raw));
+}
+
+/** The most staff may take off an order in total (percent of its gross, rounded down). */
+export const staffDiscountLimit = (grossCents: number, maxPercent: number): number => Math.floor((grossCents * maxPercent) / 100);
+
+/** Cash: the change for `received` on amount + tip; null when it is not enough. */
+export function changeFor(received: number, amount: number, tip: number): number | null {
+  const due = amount + tip;
+  return received >= due ? received - due : null;
+}
+
+/**
+ * What paying `q` more units of a line costs when `paidBefore` of its `units` are paid already and the
+ * line's gross after discounts is `gross`: the units share the gross, and all of them together come to
+ * exactly `gross` (the rounding lands on the unit that is paid when it arises).
+ */
+export function unitsShare(gross: number, units: number, paidBefore: number, q: number): number {
+  if (units <= 0) return 0;
+  return divRound(gross * (paidBefore + q), units) - divRound(gross * paidBefore, units);
+}
+
+/** A receipt number: the series (the year) and the sequence, six digits: 2026-000123. */
+export const receiptNumber = (series: string, seq: number): string => `${series}-${String(seq).padStart(6, '0')}`;
