@@ -93,7 +93,11 @@ export function createServices(deps: CoreDeps) {
   const menu = createMenuService({ db, changes });
   // The till's journal (issue 25, docs/till.md): orders (voids, counter payments), the floor's bill
   // payments and online payments and refunds append to it in their own transactions.
-  const journal = createJournalService({ db, changes, clock, tenants });
+  const journal = createJournalService({
+    db, changes, clock, tenants, role: deps.config.role,
+    syncState: async (tenantId) => sync.status(tenantId),
+    hasAppliance: async (tenantId) => (await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null),
+  });
   const orders = createOrdersService({ db, changes, menu, tenants, clock, journal });
   // Loyalty (issue 9, docs/loyalty.md): a paid order with a phone earns points in the order's own
   // transaction; an appliance with a cloud redeems beyond its lease online through its SYNC_KEY.

@@ -104,3 +104,9 @@ export const journalRepository = {
     return q.orderBy('id').limit(limit).execute();
   },
 };
+
+/** Per order, its lines' gross by VAT rate (the day close splits payments over rates by them). */
+export const orderRates = (db: Executor, orderIds: string[]) =>
+  orderIds.length === 0
+    ? Promise.resolve([] as Array<{ order_id: string; vat_rate: number; total_cents: number }>)
+    : db.selectFrom('order_items').select(['order_id', 'vat_rate', 'total_cents']).where('order_id', 'in', orderIds).execute();

@@ -92,3 +92,47 @@ export const JournalQuery = z
   .strict();
 
 export const JournalList = z.object({ data: z.array(JournalEntry), from: CalendarDate, to: CalendarDate }).meta({ id: 'JournalList' });
+
+// ---- day close (CONTRACT §19)
+const Vat = z.object({ rate: z.number(), gross_cents: z.number().int(), vat_cents: z.number().int(), net_cents: z.number().int() });
+const Figures = {
+  business_date: CalendarDate,
+  orders: z.object({ count: z.number().int(), gross_cents: z.number().int() }),
+  vat: z.array(Vat),
+  by_method: z.array(z.object({ method: z.string(), count: z.number().int(), amount_cents: z.number().int(), tip_cents: z.number().int() })),
+  discounts_cents: z.number().int(),
+  voids: z.object({ count: z.number().int(), cents: z.number().int() }),
+  refunds_cents: z.number().int(),
+  cash_expected_cents: z.number().int().meta({ description: 'Cash (contant) taken with tips, minus cash refunds' }),
+  late: z
+    .object({ count: z.number().int(), payments_cents: z.number().int(), refunds_cents: z.number().int(), days: z.array(CalendarDate) })
+    .meta({ description: 'Entries of earlier (closed or never closed) days that reached this node after their day was closed' }),
+  entries: z.number().int().meta({ description: 'Journal entries of the day counted' }),
+};
+export const DayClose = z
+  .object({
+    id: z.string(),
+    number: z.number().int().meta({ description: 'Gapless per restaurant: 1, 2, 3 ...' }),
+    ...Figures,
+    closed_at: z.string(),
+    closed_by: z.string().nullable(),
+    forced: z.boolean().meta({ description: 'Closed with force: true while the sync was behind' }),
+    cash_counted_cents: z.number().int(),
+    cash_difference_cents: z.number().int().meta({ description: 'Counted minus expected (negative: cash missing)' }),
+    previous_hash: z.string(),
+    hash: z.string().meta({ description: 'sha256(previous_hash + canonical JSON of the close)' }),
+  })
+  .meta({ id: 'DayClose' });
+export const DayClosePreview = z
+  .object({ ...Figures, closed: z.boolean(), close_id: z.string().nullable(), generated_at: z.string() })
+  .meta({ id: 'DayClosePreview' });
+export const DayCloseBody = z
+  .object({
+    business_date: CalendarDate.optional().meta({ description: 'Default: the current business day' }),
+    cash_counted_cents: z.number().int().min(0).max(100_000_000).meta({ description: 'Cash counted in the drawer' }),
+    force: z.boolean().optional().meta({ description: 'Close although the sync with the cloud is behind' }),
+  })
+  .strict();
+export const PreviewQuery = z.object({ date: CalendarDate.optional() }).strict();
+export const CloseParams = z.object({ id: z.uuid() });
+export const CloseFormat = z.object({ format: z.enum(['json', 'html', 'csv']).optional() }).strict();

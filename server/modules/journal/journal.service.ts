@@ -9,6 +9,7 @@ import type { TenantsService } from '../tenants/tenants.service.js';
 import { entryDto, GENESIS, hashEntry, verifyJournal, type JournalKind, type LoggedEntry } from './journal.chain.js';
 import { journalRepository as repo } from './journal.repository.js';
 import type { JournalEntry, JournalIntegrity } from './journal.schemas.js';
+import { createCloses, type CloseDeps } from './journal.closes.js';
 
 /**
  * The journal (CONTRACT §19, docs/till.md "Journal"): every payment, discount, void, refund and day
@@ -155,9 +156,9 @@ export function createJournalCore(ctx: JournalDeps) {
   return { append, assertDayOpen, verify, list, dayOf, localTime };
 }
 
-export function createJournalService(deps: JournalDeps) {
+export function createJournalService(deps: CloseDeps) {
   const core = createJournalCore(deps);
-  return { ...core };
+  return { ...core, closes: createCloses(deps, core) };
 }
 
 export type JournalService = ReturnType<typeof createJournalService>;

@@ -1,0 +1,201 @@
+import crypto from 'node:crypto';
+import canonicalizeModule from 'canonicalize';
+import type { Writer } from '../../db/change-log.js';
+import type { Executor } from '../../db/connection.js';
+import { conflict, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { entryDto, GENESIS, type JournalRow } from './journal.chain.js';
+import { journalRepository as repo, orderRates, type CloseRow } from './journal.repository.js';
+import type { JournalDeps, createJournalCore } from './journal.service.js';
+import { closeWire, DAY_CLOSE_ENTITY } from './journal.sync.js';
+
+/**
+ * The day close (dagafsluiting, CONTRACT §19, docs/till.md "Day close"): the X report (preview) and
+ * the Z report (close) of a business day, made from the journal: the day's payments by method, its
+ * discounts, voids and refunds, VAT per rate, cash expected against counted. A close covers the
+ * journal as far as it reached on this node (`covered`); an entry of a closed (or skipped) day that
+ * arrives later is reported in the next close as `late`. Closes are numbered gapless, chained by
+ * hash, and are journal entries themselves.
+ */
+
+const canonicalize = ((canonicalizeModule as unknown as { default?: unknown }).default ?? canonicalizeModule) as (input: unknown) => string | undefined;
+
+export interface CloseDeps extends JournalDeps {
+  role: 'local' | 'cloud';
+  /** Sync state of this node (appliance): pending changes and the last successful exchange. */
+  syncState?: (tenantId: string) => Promise<{ enabled: boolean; pending: number; last_success_at: string | null }>;
+  /** Cloud: whether the restaurant has an appliance (the till), which then makes the close. */
+  hasAppliance?: (tenantId: string) => Promise<boolean>;
+}
+
+/** How old the last successful sync may be before an appliance refuses to close. */
+export const SYNC_MAX_AGE_MS = 15 * 60_000;
+
+const vatOf = (gross: number, rate: number) => {
+  const v = (gross * rate) / (100 + rate);
+  return Math.sign(v) * Math.round(Math.abs(v));
+};
+
+const orderIdsOf = (e: JournalRow): string[] => {
+  const d = entryDto(e).detail;
+  const list = Array.isArray(d.order_ids) ? d.order_ids.filter((x): x is string => typeof x === 'string') : [];
+  return e.order_id ? [e.order_id] : list;
+};
+
+export function createCloses(ctx: CloseDeps, core: ReturnType<typeof createJournalCore>) {
+  const { db, changes, clock } = ctx;
+
+  /** The figures of `day` as this node's journal has them now (through `exec`). */
+  async function figures(exec: Executor, tenantId: string, day: string) {
+    const prev = await repo.lastClose(exec, tenantId);
+    const covered = prev ? (JSON.parse(prev.covered) as Record<string, number>) : {};
+    const counted = (e: JournalRow) => prev !== undefined && e.business_day <= prev.business_date && Number(e.chain_seq) <= (covered[e.origin] ?? 0);
+    const all = (await repo.upTo(exec, tenantId, day)).filter((e) => !counted(e));
+    const today = all.filter((e) => e.business_day === day);
+    const late = all.filter((e) => e.business_day < day);
+    const payments = today.filter((e) => e.kind === 'payment');
+    const methods = new Map<string, { method: string; count: number; amount_cents: number; tip_cents: number }>();
+    for (const p of payments) {
+      const m = methods.get(p.method ?? 'overig') ?? { method: p.method ?? 'overig', count: 0, amount_cents: 0, tip_cents: 0 };
+      m.count += 1;
+      m.amount_cents += Number(p.amount_cents);
+      m.tip_cents += Number(p.tip_cents);
+      methods.set(m.method, m);
+    }
+    const gross = payments.reduce((s, p) => s + Number(p.amount_cents), 0);
+    const orders = new Set(payments.flatMap((p) => (orderIdsOf(p).length > 0 ? orderIdsOf(p) : [p.bill_id ?? p.ref_id])));
+    // VAT: each payment is split over the rates of the orders it paid, by their lines' gross (the
+    // rounding rest on the largest rate); then per rate vat = gross × rate / (100 + rate), half away from zero.
+    const lines = await orderRates(exec, [...new Set(payments.flatMap(orderIdsOf))]);
+    const byRate = new Map<number, number>();
+    for (const p of payments) {
+      const ids = new Set(orderIdsOf(p));
+      const shares = new Map<number, number>();
+      for (const l of lines) if (ids.has(l.order_id)) shares.set(Number(l.vat_rate), (shares.get(Number(l.vat_rate)) ?? 0) + Number(l.total_cents));
+      const base = [...shares.values()].reduce((a, b) => a + b, 0);
+      if (base <= 0) {
+        byRate.set(9, (byRate.get(9) ?? 0) + Number(p.amount_cents));
+        continue;
+      }
+      const sorted = [...shares.entries()].sort((a, b) => b[1] - a[1]);
+      let rest = Number(p.amount_cents);
+      for (const [rate, g] of sorted.slice(1)) {
+        const part = Math.round((Number(p.amount_cents) * g) / base);
+        byRate.set(rate, (byRate.get(rate) ?? 0) + part);
+        rest -= part;
+      }
+      byRate.set(sorted[0]![0], (byRate.get(sorted[0]![0]) ?? 0) + rest);
+    }
+    const vat = [...byRate.entries()].sort((a, b) => a[0] - b[0]).map(([rate, g]) => ({ rate, gross_cents: g, vat_cents: vatOf(g, rate), net_cents: g - vatOf(g, rate) }));
+    const sum = (list: JournalRow[], kind: string) => list.filter((e) => e.kind === kind).reduce((s, e) => s + Number(e.amount_cents), 0);
+    const cashIn = payments.filter((p) => p.method === 'contant').reduce((s, p) => s + Number(p.amount_cents) + Number(p.tip_cents), 0);
+    const cashOut = today.filter((e) => e.kind === 'refund' && e.method === 'contant').reduce((s, e) => s + Number(e.amount_cents), 0);
+    const latePayments = late.filter((e) => e.kind === 'payment');
+    return {
+      business_date: day,
+      orders: { count: orders.size, gross_cents: gross },
+      vat,
+      by_method: [...methods.values()].sort((a, b) => a.method.localeCompare(b.method)),
+      discounts_cents: sum(today, 'discount'),
+      voids: { count: today.filter((e) => e.kind === 'void').length, cents: sum(today, 'void') },
+      refunds_cents: sum(today, 'refund'),
+      cash_expected_cents: cashIn - cashOut,
+      late: { count: late.length, payments_cents: latePayments.reduce((s, e) => s + Number(e.amount_cents), 0), refunds_cents: sum(late, 'refund'), days: [...new Set(late.map((e) => e.business_day))].sort() },
+      entries: today.length,
+    };
+  }
+
+  async function heads(exec: Executor, tenantId: string): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const e of await repo.all(exec, tenantId)) out[e.origin] = Math.max(out[e.origin] ?? 0, Number(e.chain_seq));
+    return out;
+  }
+
+  const toDto = (r: CloseRow) => {
+    const w = closeWire(r);
+    const report = w.report as Awaited<ReturnType<typeof figures>>;
+    return {
+      id: w.id,
+      number: w.number,
+      ...report,
+      business_date: w.business_date,
+      closed_at: w.closed_at,
+      closed_by: w.closed_by,
+      forced: w.forced,
+      cash_counted_cents: w.cash_counted_cents,
+      cash_difference_cents: w.cash_counted_cents - report.cash_expected_cents,
+      previous_hash: w.previous_hash,
+      hash: w.hash,
+    };
+  };
+  const hashClose = (previous: string, content: unknown) => crypto.createHash('sha256').update(previous + canonicalize(content)).digest('hex');
+
+  return {
+    /** The X report of `date` (default: the current business day). */
+    async preview(tenantId: string, date?: string) {
+      const day = date ?? (await core.dayOf(tenantId, clock.now()));
+      const closed = await repo.closeOfDay(db, tenantId, day);
+      return { ...(await figures(db, tenantId, day)), closed: closed !== undefined, close_id: closed?.id ?? null, generated_at: clock.now().toISOString() };
+    },
+
+    /** The Z report: closes a business day for good (CONTRACT §19). */
+    async close(actor: { tenantId: string; userId: string | null }, input: { business_date?: string; cash_counted_cents: number; force?: boolean }) {
+      const tenantId = actor.tenantId;
+      const day = input.business_date ?? (await core.dayOf(tenantId, clock.now()));
+      if (ctx.role === 'cloud' && ctx.hasAppliance && (await ctx.hasAppliance(tenantId))) {
+        throw conflict('Dit restaurant heeft een kassa in het restaurant; sluit de dag daar af.');
+      }
+      if (day > (await core.dayOf(tenantId, clock.now()))) throw conflict('Een dag in de toekomst kan nog niet worden afgesloten.');
+      if (ctx.role === 'local' && ctx.syncState && !input.force) {
+        const s = await ctx.syncState(tenantId);
+        if (s.enabled) {
+          const age = s.last_success_at ? clock.now().getTime() - Date.parse(s.last_success_at) : Infinity;
+          if (s.pending > 0 || age > SYNC_MAX_AGE_MS) {
+            const why =
+              s.pending > 0
+                ? `er ${s.pending === 1 ? 'wacht nog 1 wijziging' : `wachten nog ${s.pending} wijzigingen`} op verzending naar de cloud`
+                : s.last_success_at
+                  ? `de laatste geslaagde synchronisatie met de cloud is van ${Math.round(age / 60_000)} minuten geleden`
+                  : 'de kassa heeft nog nooit met de cloud gesynchroniseerd';
+            throw conflict(`De dag kan nog niet worden afgesloten: ${why}, dus online betalingen kunnen ontbreken. Controleer de internetverbinding en probeer het opnieuw, of sluit toch af met 'force'.`);
+          }
+        }
+      }
+      const row = await changes.write(tenantId, async (w: Writer) => {
+        if (await repo.closeOfDay(w.trx, tenantId, day)) throw conflict(`De dag ${day.split('-').reverse().join('-')} is al afgesloten.`);
+        const last = await repo.lastClose(w.trx, tenantId);
+        if (last && last.business_date > day) throw conflict('Er is al een latere dag afgesloten; een eerdere dag kan niet meer worden afgesloten.');
+        const report = await figures(w.trx, tenantId, day);
+        const covered = await heads(w.trx, tenantId);
+        const previous = last?.hash ?? GENESIS;
+        const r: CloseRow = {
+          id: newId(), tenant_id: tenantId, number: (last ? Number(last.number) : 0) + 1, business_date: day, origin: changes.origin, closed_at: w.now,
+          closed_by: actor.userId, forced: input.force ? 1 : 0, cash_counted_cents: input.cash_counted_cents, report: JSON.stringify(report), covered: JSON.stringify(covered),
+          previous_hash: previous, hash: '', created_at: w.now,
+        };
+        const { hash: _h, ...content } = closeWire({ ...r, hash: GENESIS });
+        r.hash = hashClose(previous, { tenant_id: tenantId, ...content });
+        await repo.insertClose(w.trx, r);
+        await w.record({ entity: DAY_CLOSE_ENTITY, entityId: r.id, kind: 'day_close.made', payload: { close: closeWire(r) } });
+        await core.append(w, {
+          tenant_id: tenantId, kind: 'close', ref_id: r.id, amount_cents: report.orders.gross_cents, user_id: actor.userId,
+          detail: { number: r.number, business_date: day, cash_counted_cents: input.cash_counted_cents, cash_expected_cents: report.cash_expected_cents, hash: r.hash },
+        });
+        return r;
+      });
+      return toDto(row);
+    },
+
+    async list(tenantId: string, limit: number, offset: number) {
+      const [rows, total] = await Promise.all([repo.listCloses(db, tenantId, limit, offset), repo.countCloses(db, tenantId)]);
+      return { data: rows.map(toDto), total, limit, offset };
+    },
+
+    async get(tenantId: string, id: string) {
+      const r = await repo.findClose(db, tenantId, id);
+      if (!r) throw notFound('Dagafsluiting');
+      return toDto(r);
+    },
+  };
+}
+export type DayCloseDto = ReturnType<ReturnType<typeof createCloses>['get']> extends Promise<infer T> ? T : never;

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { createTestApp } from '../../../helpers/app.js';
+import { setupFloor } from '../floor/helpers.js';
+
+/** The day close (CONTRACT §19, docs/till.md "Day close"). Friday 2026-11-20, 19:00 in Amsterdam. */
+async function setup() {
+  const t = await createTestApp();
+  t.clock.set('2026-11-20T18:00:00.000Z');
+  const s = await setupFloor(t);
+  const call = (cookie: string | undefined, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+    t.req({ method, url: `/api/v1${url}`, cookie, ...(payload ? { payload } : {}) });
+  return { ...s, call };
+}
+
+describe('the day close', () => {
+  it('figures equal the sum of the day’s payments; a close is final (409 for a payment, a second close 409)', async () => {
+    const s = await setup();
+    const { call, staff, admin, menu, floor } = s;
+    const order = (await call(staff, 'POST', '/orders', { table_id: floor.t1.id, items: [{ product_id: menu.burger.id, quantity: 2 }] })).json();
+    const bill = (await call(staff, 'GET', `/floorplan/tables/${floor.t1.id}/bill`)).json();
+    expect((await call(staff, 'POST', `/floorplan/bills/${bill.id}/payments`, { amount_cents: 1000, tip_cents: 50 })).statusCode).toBe(201);
+    expect((await call(staff, 'POST', `/floorplan/bills/${bill.id}/payments`, { amount_cents: 1900 })).statusCode).toBe(201);
+    const counter = (await call(staff, 'POST', '/orders', { items: [{ product_id: menu.cola.id, quantity: 1 }] })).json();
+    expect((await call(admin, 'PATCH', `/orders/${counter.id}`, { payment_status: 'paid' })).statusCode).toBe(200);
+
+    const preview = await call(admin, 'GET', '/day-closes/preview');
+    expect(preview.statusCode).toBe(200);
+    expect(preview.json()).toMatchObject({ business_date: '2026-11-20', closed: false, orders: { count: 2, gross_cents: 3200 }, by_method: [{ method: 'overig', count: 3, amount_cents: 3200, tip_cents: 50 }], voids: { count: 0, cents: 0 } });
+    expect(preview.json().vat).toEqual([{ rate: 9, gross_cents: 3200, vat_cents: 264, net_cents: 2936 }]);
+    expect((await call(staff, 'GET', '/day-closes/preview')).statusCode).toBe(403);
+    expect((await call(admin, 'POST', '/day-closes', { cash_counted_cents: -5 })).statusCode).toBe(400);
+
+    const closed = await call(admin, 'POST', '/day-closes', { cash_counted_cents: 1500 });
+    expect(closed.statusCode).toBe(201);
+    const c = closed.json();
+    expect(c).toMatchObject({ number: 1, business_date: '2026-11-20', orders: { count: 2, gross_cents: 3200 }, cash_expected_cents: 0, cash_counted_cents: 1500, cash_difference_cents: 1500, forced: false });
+    expect(c.hash).toMatch(/^[0-9a-f]{64}$/);
+    const again = await call(admin, 'POST', '/day-closes', { cash_counted_cents: 1500 });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ code: 'CONFLICT', error: 'De dag 20-11-2026 is al afgesloten.' });
+    const late = (await call(staff, 'POST', '/orders', { items: [{ product_id: menu.cola.id, quantity: 1 }] })).json();
+    const refused = await call(admin, 'PATCH', `/orders/${late.id}`, { payment_status: 'paid' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toMatch(/al afgesloten/);
+    expect((await call(admin, 'GET', '/day-closes')).json()).toMatchObject({ total: 1, data: [{ id: c.id, number: 1 }] });
+    expect((await call(admin, 'GET', `/day-closes/${c.id}`)).json()).toEqual(c);
+    const csv = await call(admin, 'GET', `/day-closes/${c.id}?format=csv`);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.body).toContain('Kasverschil;15,00');
+    const html = await call(admin, 'GET', `/day-closes/${c.id}?format=html`);
+    expect(html.headers['content-type']).toMatch(/text\/html/);
+    expect(html.body).toContain('Dagafsluiting nr. 1');
+    expect((await s.t.services.journal.verify(s.r.id)).verified).toBe(true);
+    expect(order.id).toBeDefined();
+  });
+
+  it('an appliance whose sync is behind refuses to close (Dutch 409) unless force', async () => {
+    const s = await setup();
+    await s.t.services.sync.board.report(s.r.id, { enabled: true, started: true, online: false, lastSuccessAt: '2026-11-20T16:00:00.000Z' });
+    const res = await s.call(s.admin, 'POST', '/day-closes', { cash_counted_cents: 0 });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'CONFLICT', error: expect.stringMatching(/^De dag kan nog niet worden afgesloten: de laatste geslaagde synchronisatie met de cloud is van 120 minuten geleden/) });
+    const forced = await s.call(s.admin, 'POST', '/day-closes', { cash_counted_cents: 0, force: true });
+    expect(forced.statusCode).toBe(201);
+    expect(forced.json()).toMatchObject({ number: 1, forced: true });
+  });
+});
