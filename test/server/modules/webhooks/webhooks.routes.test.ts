@@ -54,7 +54,7 @@ describe('webhook subscriptions (CONTRACT §12)', () => {
     ['ftp', { url: 'ftp://partner.example/x', events: ['order.created'] }, 'url', /geldig webadres/],
     ['too long', { url: `https://partner.example/${'x'.repeat(2000)}`, events: ['order.created'] }, 'url', /maximaal 2000 tekens/],
     ['no events', { url: 'https://partner.example/h', events: [] }, 'events', /minstens één/],
-    ['unknown event', { url: 'https://partner.example/h', events: ['order.deleted'] }, 'events.0', /order\.created, order\.paid, order\.status_changed, reservation\.created, haccp\.incident, loyalty\.customer_created/],
+    ['unknown event', { url: 'https://partner.example/h', events: ['order.deleted'] }, 'events.0', /order\.created, order\.paid, order\.status_changed, order\.course_fired, reservation\.created, haccp\.incident, loyalty\.customer_created/],
     ['events not a list', { url: 'https://partner.example/h', events: 'order.created' }, 'events', /een lijst/],
     ['own secret', { url: 'https://partner.example/h', events: ['order.created'], secret: 'x' }, 'secret', /Onbekend veld/],
     ['empty description', { url: 'https://partner.example/h', events: ['order.created'], description: ' ' }, 'description', /niet leeg/],
