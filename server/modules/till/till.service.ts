@@ -89,7 +89,7 @@ export function createTillService(deps: TillDeps) {
     if (!checked && !deps.numbersWhenPaid) return undefined;
     const existing = 'bill_id' in target ? await repo.receiptOfBill(w.trx, tenantId, target.bill_id) : await repo.receiptOfOrder(w.trx, tenantId, target.order_id);
     if (existing) return existing;
-    const { timezone, business_day_starts_at: startsAt } = await tenants.cachedSettings(tenantId);
+    const { timezone, business_day_starts_at: startsAt } = await tenants.cachedSettingsIn(w.trx, tenantId); // through the transaction: on SQLite a read outside it waits for this very transaction
     const series = businessDay(w.nowDate, timezone, startsAt).slice(0, 4);
     const seq = (await repo.lastSeq(w.trx, tenantId, series)) + 1;
     const row: ReceiptRow = {
