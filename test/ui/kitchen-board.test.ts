@@ -186,7 +186,8 @@ describeBrowser('kitchen board in Chromium (sqlite lane only)', () => {
     expect(await axeCheck(page)).toEqual([]);
     await page.click('#stations button[data-station="keuken"]');
     expect(await alert.count()).toBe(0);
-    expect(await page.locator(`.card[data-order-id="${order.id}"] .line-name`).allTextContents()).toEqual(['Tomatensoep', 'Saté van kip', 'Biefstuk']);
+    // The kitchen's board renders its cards again after the switch: wait for them, do not read mid-render.
+    await expect.poll(() => page.locator(`.card[data-order-id="${order.id}"] .line-name`).allTextContents()).toEqual(['Tomatensoep', 'Saté van kip', 'Biefstuk']);
     await page.click('#stations button[data-station="bar"]');
     await alert.waitFor();
     await alert.locator('button.dismiss').click();
