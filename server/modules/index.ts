@@ -129,12 +129,15 @@ export function createServices(deps: CoreDeps) {
   const forecast = createForecastService({ db, clock, tenants });
   // Waste photos: on the appliance's disk; in the cloud in the database, so every node reads them (issue 28 point 16).
   const waste = createWasteService({ db, changes, clock, tenants, menu, stock, dataDir: deps.config.dataDir, photoStore: deps.config.role === 'cloud' ? 'database' : 'disk' });
+  const shifts = createShiftsService({ db, changes, tenants, forecast });
+  // Revenue (issue 25): money from the till's journal (as the day close), labour from the shifts.
   const insights = createAnalyticsService({
     db, clock, tenants, menu,
+    sales: (tenantId, from, to) => journal.sales(tenantId, from, to),
+    labour: (tenantId, periods) => shifts.labour(tenantId, periods),
     wasteCosts: (tenantId, from, to, sold) => waste.costByDish(tenantId, from, to, sold),
     recipeCosts: async (tenantId, ids) => new Map(await Promise.all(ids.map(async (id) => [id, await stock.recipeCost(tenantId, id).catch(() => null)] as const))),
   });
-  const shifts = createShiftsService({ db, changes, tenants, forecast });
   // Payments and public ordering (issue 12): Mollie with MOLLIE_API_KEY, else the built-in simulator.
   // Pay-at-table pays the floor plan's bills (floor.billForTable, floor.recordBillPayment).
   const payments = createPaymentsService({ db, changes, clock, orders, bills: floor, journal, providers: createPaymentProviders({ db, clock, config: deps.config }) });

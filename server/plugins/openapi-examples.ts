@@ -146,6 +146,37 @@ const PRINT_JOB = {
 const notFound = (what: string) => ({ error: `${what} niet gevonden.`, code: 'NOT_FOUND' });
 
 export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
+  // ---- revenue for the manager (CONTRACT §19, docs/till.md "Revenue"): the figures of test/server/modules/analytics/revenue.test.ts
+  getAnalyticsRevenue: {
+    parameters: { from: '2026-11-19', to: '2026-11-20', group: 'day' },
+    responses: {
+      200: {
+        from: '2026-11-19',
+        to: '2026-11-20',
+        days: 2,
+        group: 'day',
+        data: [
+          { key: '2026-11-19', orders: 1, gross_cents: 2050, vat_cents: 224, net_cents: 1826, avg_ticket_cents: 2050, tips_cents: 150, discounts_cents: 0, days: 1, labour_cents: 0, labour_percent: 0 },
+          { key: '2026-11-20', orders: 3, gross_cents: 3475, vat_cents: 385, net_cents: 3090, avg_ticket_cents: 1158, tips_cents: 0, discounts_cents: 265, days: 1, labour_cents: 9425, labour_percent: 305 },
+        ],
+        totals: { orders: 4, gross_cents: 5525, vat_cents: 609, net_cents: 4916, avg_ticket_cents: 1381, tips_cents: 150, discounts_cents: 265, voids_cents: 0, refunds_cents: 0 },
+        vat: [
+          { rate: 9, gross_cents: 3845, vat_cents: 317, net_cents: 3528 },
+          { rate: 21, gross_cents: 1680, vat_cents: 292, net_cents: 1388 },
+        ],
+        by_method: [
+          { method: 'contant', count: 2, amount_cents: 1090, tip_cents: 0 },
+          { method: 'pin', count: 2, amount_cents: 4435, tip_cents: 150 },
+        ],
+        labour_cents: 9425,
+        labour_percent: 191.7,
+        labour_hours: 8.5,
+        labour_unpriced_hours: 2,
+        open_shifts: 0,
+      },
+      400: { error: "Ongeldige invoer: 'from' mag niet na 'to' liggen.", code: 'VALIDATION', details: [{ field: 'from', error: "'from' mag niet na 'to' liggen." }] },
+    },
+  },
   // ---- kitchen printers and print jobs (CONTRACT §18, docs/kitchen.md)
   getPrinters: { responses: { 200: { data: [PRINTER, { ...PRINTER_BAR, status: 'offline', last_error: 'Printer weigert de verbinding (192.168.1.51:9100); staat hij aan?', queued: 2 }] } } },
   postPrinters: {

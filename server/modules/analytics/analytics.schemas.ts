@@ -73,3 +73,58 @@ export const TopProducts = z
   .object({ ...Period, total_quantity: z.number().int(), total_revenue_cents: z.number().int(), data: z.array(TopProduct) })
   .meta({ id: 'TopProducts' });
 export type TopProducts = z.infer<typeof TopProducts>;
+
+// ---- revenue (CONTRACT §19 "Revenue", docs/till.md "Revenue")
+const CalendarDate = z.iso.date();
+/** Longest period of GET /analytics/revenue, in business days (a year, leap day included). */
+export const MAX_REVENUE_DAYS = 366;
+
+export const RevenueQuery = z
+  .object({
+    from: CalendarDate.optional().meta({ description: 'First business day (YYYY-MM-DD); default six days before `to` (the last 7 days)' }),
+    to: CalendarDate.optional().meta({ description: 'Last business day; default today' }),
+    group: z.enum(['day', 'hour', 'weekday']).default('day').meta({ description: 'What `data` is grouped by: every business day of the period, the hour of day (00..23) or the weekday (mon..sun)' }),
+  })
+  .strict();
+
+const RevenueVat = z.object({ rate: z.number(), gross_cents: z.number().int(), vat_cents: z.number().int(), net_cents: z.number().int() });
+const RevenueFigures = {
+  orders: z.number().int().meta({ description: 'Distinct orders paid (a bill payment counts the orders it paid)' }),
+  gross_cents: z.number().int().meta({ description: 'Omzet incl. btw: the payments without tips, as in the day close' }),
+  vat_cents: z.number().int(),
+  net_cents: z.number().int().meta({ description: 'Omzet excl. btw: gross minus the VAT per rate' }),
+  avg_ticket_cents: z.number().int().meta({ description: 'Gross per order, rounded to the cent (0 without orders)' }),
+  tips_cents: z.number().int(),
+  discounts_cents: z.number().int().meta({ description: 'Discounts given (journal), already out of the gross' }),
+};
+
+export const RevenueRow = z
+  .object({
+    key: z.string().meta({ description: "The business day (YYYY-MM-DD), the hour ('00'..'23', wall clock of the payment) or the weekday ('mon'..'sun')" }),
+    ...RevenueFigures,
+    days: z.number().int().meta({ description: 'Business days of the period in this row (a weekday: how many of them; an hour: every day of the period)' }),
+    labour_cents: z.number().int().nullable().meta({ description: 'Labour cost of the row’s business days (null per hour)' }),
+    labour_percent: z.number().nullable().meta({ description: 'Labour over net revenue in percent, one decimal (null without net revenue, and per hour)' }),
+  })
+  .meta({ id: 'RevenueRow' });
+
+export const Revenue = z
+  .object({
+    from: CalendarDate,
+    to: CalendarDate,
+    days: z.number().int(),
+    group: z.enum(['day', 'hour', 'weekday']),
+    data: z.array(RevenueRow),
+    totals: z
+      .object({ ...RevenueFigures, voids_cents: z.number().int().meta({ description: 'Items voided (never paid)' }), refunds_cents: z.number().int().meta({ description: 'Money refunded (not taken off the gross, as in the day close)' }) })
+      .meta({ id: 'RevenueTotals' }),
+    vat: z.array(RevenueVat).meta({ description: 'Per VAT rate over the whole period' }),
+    by_method: z.array(z.object({ method: z.string(), count: z.number().int(), amount_cents: z.number().int(), tip_cents: z.number().int() })),
+    labour_cents: z.number().int().meta({ description: 'Labour cost: closed shifts within the period’s business days at each employee’s hourly wage' }),
+    labour_percent: z.number().nullable().meta({ description: 'labour_cents / net revenue × 100, one decimal; null without net revenue' }),
+    labour_hours: z.number().meta({ description: 'Paid hours worked (two decimals)' }),
+    labour_unpriced_hours: z.number().meta({ description: 'Hours of employees without an hourly wage (not in labour_cents)' }),
+    open_shifts: z.number().int().meta({ description: 'Shifts still running in the period: not counted until they are closed' }),
+  })
+  .meta({ id: 'Revenue' });
+export type Revenue = z.infer<typeof Revenue>;

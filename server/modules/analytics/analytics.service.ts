@@ -1,12 +1,15 @@
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
-import { businessDay } from '../../shared/zoned-time.js';
+import { invalidField } from '../../shared/errors.js';
+import { addDays, businessDay, dateRange, dayBounds, daysBetween } from '../../shared/zoned-time.js';
+import type { SaleFact } from '../journal/journal.closes.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { windowOf } from './calendar.js';
 import { analyticsRepository } from './analytics.repository.js';
 import { classify, type MenuClass } from './analytics.rules.js';
-import type { MenuEngineering, TopProducts } from './analytics.schemas.js';
+import { MAX_REVENUE_DAYS, type MenuEngineering, type Revenue, type TopProducts } from './analytics.schemas.js';
+import { revenueReport, type LabourOfDay, type RevenueGroup } from './analytics.revenue.js';
 
 /**
  * What the waste area tells analytics (server/modules/waste): the waste cost booked against each
@@ -27,6 +30,10 @@ export function createAnalyticsService(deps: {
   menu: MenuService;
   wasteCosts?: WasteCostsByDish;
   recipeCosts?: RecipeCosts;
+  /** The journal's money of business days from..to (server/modules/journal): revenue agrees with the day close. */
+  sales: (tenantId: string, from: string, to: string) => Promise<SaleFact[]>;
+  /** Labour cost per period of instants (server/modules/shifts). */
+  labour: (tenantId: string, periods: Array<{ start: number; end: number }>) => Promise<{ periods: LabourOfDay[]; open_shifts: number }>;
 }) {
   const { db, clock, tenants, menu } = deps;
 
@@ -101,6 +108,35 @@ export function createAnalyticsService(deps: {
             adjusted_class: l.adjusted_class,
           })),
       };
+    },
+
+    /**
+     * GET /analytics/revenue: omzet, net, VAT, orders, average ticket, tips and discounts of the
+     * business days from..to (default the last 7), grouped per day, hour or weekday, with labour cost
+     * and labour % from the shifts (docs/till.md "Revenue").
+     */
+    async revenue(tenantId: string, q: { from?: string; to?: string; group: RevenueGroup }): Promise<Revenue> {
+      const s = await tenants.cachedSettings(tenantId);
+      const today = businessDay(clock.now(), s.timezone, s.business_day_starts_at);
+      const to = q.to ?? (q.from && q.from > today ? q.from : today);
+      const from = q.from ?? addDays(to, -6);
+      if (from > to) throw invalidField('from', "mag niet na 'to' liggen.");
+      if (daysBetween(from, to) + 1 > MAX_REVENUE_DAYS) throw invalidField('to', `mag hoogstens ${MAX_REVENUE_DAYS - 1} dagen na 'from' liggen (een periode van ten hoogste ${MAX_REVENUE_DAYS} dagen).`);
+      const days = dateRange(from, to);
+      const [facts, labour] = await Promise.all([
+        deps.sales(tenantId, from, to),
+        deps.labour(
+          tenantId,
+          days.map((d) => {
+            const b = dayBounds(d, s.timezone, s.business_day_starts_at);
+            return { start: b.start.getTime(), end: b.end.getTime() };
+          }),
+        ),
+      ]);
+      return revenueReport({
+        from, to, group: q.group, timezone: s.timezone, facts, open_shifts: labour.open_shifts,
+        labour: new Map(days.map((d, i) => [d, labour.periods[i]!])),
+      });
     },
 
     /** GET /analytics/top-products: by quantity sold (ties: more revenue first, then by name), equal quantities share a rank. */

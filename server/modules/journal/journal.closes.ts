@@ -31,16 +31,89 @@ export interface CloseDeps extends JournalDeps {
 /** How old the last successful sync may be before an appliance refuses to close. */
 export const SYNC_MAX_AGE_MS = 15 * 60_000;
 
-const vatOf = (gross: number, rate: number) => {
+/** VAT in a gross amount at a rate: gross × rate / (100 + rate), rounded half away from zero (CONTRACT §19). */
+export const vatOf = (gross: number, rate: number) => {
   const v = (gross * rate) / (100 + rate);
   return Math.sign(v) * Math.round(Math.abs(v));
 };
 
-const orderIdsOf = (e: JournalRow): string[] => {
+/** The orders a journal entry is about: its order, else the orders its bill payment paid (`detail.order_ids`). */
+export const orderIdsOf = (e: JournalRow): string[] => {
   const d = entryDto(e).detail;
   const list = Array.isArray(d.order_ids) ? d.order_ids.filter((x): x is string => typeof x === 'string') : [];
   return e.order_id ? [e.order_id] : list;
 };
+
+/** What a payment counts as in "orders": its orders, else its bill, else itself. */
+export const orderKeysOf = (e: JournalRow): string[] => (orderIdsOf(e).length > 0 ? orderIdsOf(e) : [e.bill_id ?? e.ref_id]);
+
+/** Per rate, the gross and its VAT and net, by rate (the VAT taken on each rate's total, not line by line). */
+export const vatTable = (byRate: ReadonlyMap<number, number>) =>
+  [...byRate.entries()].sort((a, b) => a[0] - b[0]).map(([rate, g]) => ({ rate, gross_cents: g, vat_cents: vatOf(g, rate), net_cents: g - vatOf(g, rate) }));
+
+/**
+ * Each payment split over the VAT rates of the orders it paid, by their lines' gross (the rounding
+ * rest on the largest rate; a payment of orders without lines counts at 9 %): payment id → [rate, gross].
+ * The day close and the revenue figures both use it, so they agree to the cent.
+ */
+export async function ratesOfPayments(exec: Executor, payments: JournalRow[]): Promise<Map<string, Array<[number, number]>>> {
+  const lines = await orderRates(exec, [...new Set(payments.flatMap(orderIdsOf))]);
+  const byOrder = new Map<string, Array<{ at: number; rate: number; cents: number }>>();
+  lines.forEach((l, at) => byOrder.set(l.order_id, [...(byOrder.get(l.order_id) ?? []), { at, rate: Number(l.vat_rate), cents: Number(l.total_cents) }]));
+  const out = new Map<string, Array<[number, number]>>();
+  for (const p of payments) {
+    const amount = Number(p.amount_cents);
+    const mine = [...new Set(orderIdsOf(p))].flatMap((id) => byOrder.get(id) ?? []).sort((a, b) => a.at - b.at);
+    const shares = new Map<number, number>();
+    for (const l of mine) shares.set(l.rate, (shares.get(l.rate) ?? 0) + l.cents);
+    const base = [...shares.values()].reduce((a, b) => a + b, 0);
+    if (base <= 0) {
+      out.set(p.id, [[9, amount]]);
+      continue;
+    }
+    const sorted = [...shares.entries()].sort((a, b) => b[1] - a[1]);
+    const parts: Array<[number, number]> = [];
+    let rest = amount;
+    for (const [rate, g] of sorted.slice(1)) {
+      const part = Math.round((amount * g) / base);
+      parts.push([rate, part]);
+      rest -= part;
+    }
+    parts.unshift([sorted[0]![0], rest]);
+    out.set(p.id, parts);
+  }
+  return out;
+}
+
+/** One journal entry as the revenue figures read it (server/modules/analytics, docs/till.md "Revenue"). */
+export interface SaleFact {
+  kind: 'payment' | 'discount' | 'void' | 'refund';
+  at: string;
+  business_day: string;
+  amount_cents: number;
+  tip_cents: number;
+  method: string | null;
+  /** Payments: what counts as its orders (orderKeysOf). */
+  orders: string[];
+  /** Payments: the amount split over VAT rates ([rate, gross]), as the day close splits it. */
+  rates: Array<[number, number]>;
+}
+
+/** The journal's payments, discounts, voids and refunds of the business days from..to (closes left out). */
+export async function salesBetween(exec: Executor, tenantId: string, from: string, to: string): Promise<SaleFact[]> {
+  const rows = (await repo.list(exec, tenantId, from, to)).filter((e) => e.kind !== 'close');
+  const rates = await ratesOfPayments(exec, rows.filter((e) => e.kind === 'payment'));
+  return rows.map((e) => ({
+    kind: e.kind as SaleFact['kind'],
+    at: new Date(e.at).toISOString(),
+    business_day: e.business_day,
+    amount_cents: Number(e.amount_cents),
+    tip_cents: Number(e.tip_cents),
+    method: e.method,
+    orders: e.kind === 'payment' ? orderKeysOf(e) : [],
+    rates: rates.get(e.id) ?? [],
+  }));
+}
 
 export function createCloses(ctx: CloseDeps, core: ReturnType<typeof createJournalCore>) {
   const { db, changes, clock } = ctx;
@@ -63,30 +136,10 @@ export function createCloses(ctx: CloseDeps, core: ReturnType<typeof createJourn
       methods.set(m.method, m);
     }
     const gross = payments.reduce((s, p) => s + Number(p.amount_cents), 0);
-    const orders = new Set(payments.flatMap((p) => (orderIdsOf(p).length > 0 ? orderIdsOf(p) : [p.bill_id ?? p.ref_id])));
-    // VAT: each payment is split over the rates of the orders it paid, by their lines' gross (the
-    // rounding rest on the largest rate); then per rate vat = gross × rate / (100 + rate), half away from zero.
-    const lines = await orderRates(exec, [...new Set(payments.flatMap(orderIdsOf))]);
+    const orders = new Set(payments.flatMap(orderKeysOf));
     const byRate = new Map<number, number>();
-    for (const p of payments) {
-      const ids = new Set(orderIdsOf(p));
-      const shares = new Map<number, number>();
-      for (const l of lines) if (ids.has(l.order_id)) shares.set(Number(l.vat_rate), (shares.get(Number(l.vat_rate)) ?? 0) + Number(l.total_cents));
-      const base = [...shares.values()].reduce((a, b) => a + b, 0);
-      if (base <= 0) {
-        byRate.set(9, (byRate.get(9) ?? 0) + Number(p.amount_cents));
-        continue;
-      }
-      const sorted = [...shares.entries()].sort((a, b) => b[1] - a[1]);
-      let rest = Number(p.amount_cents);
-      for (const [rate, g] of sorted.slice(1)) {
-        const part = Math.round((Number(p.amount_cents) * g) / base);
-        byRate.set(rate, (byRate.get(rate) ?? 0) + part);
-        rest -= part;
-      }
-      byRate.set(sorted[0]![0], (byRate.get(sorted[0]![0]) ?? 0) + rest);
-    }
-    const vat = [...byRate.entries()].sort((a, b) => a[0] - b[0]).map(([rate, g]) => ({ rate, gross_cents: g, vat_cents: vatOf(g, rate), net_cents: g - vatOf(g, rate) }));
+    for (const parts of (await ratesOfPayments(exec, payments)).values()) for (const [rate, g] of parts) byRate.set(rate, (byRate.get(rate) ?? 0) + g);
+    const vat = vatTable(byRate);
     const sum = (list: JournalRow[], kind: string) => list.filter((e) => e.kind === kind).reduce((s, e) => s + Number(e.amount_cents), 0);
     const cashIn = payments.filter((p) => p.method === 'contant').reduce((s, p) => s + Number(p.amount_cents) + Number(p.tip_cents), 0);
     const cashOut = today.filter((e) => e.kind === 'refund' && e.method === 'contant').reduce((s, e) => s + Number(e.amount_cents), 0);
@@ -189,6 +242,12 @@ export function createCloses(ctx: CloseDeps, core: ReturnType<typeof createJourn
     async list(tenantId: string, limit: number, offset: number) {
       const [rows, total] = await Promise.all([repo.listCloses(db, tenantId, limit, offset), repo.countCloses(db, tenantId)]);
       return { data: rows.map(toDto), total, limit, offset };
+    },
+
+    /** The restaurant as its receipts show it (name, address, BTW, KvK) and its zone: the head of the printable close and its CSV. */
+    async restaurant(tenantId: string) {
+      const s = await ctx.tenants.cachedSettings(tenantId);
+      return { name: s.name, address: s.address, vat_number: s.vat_number, kvk_number: s.kvk_number, timezone: s.timezone };
     },
 
     async get(tenantId: string, id: string) {

@@ -105,8 +105,11 @@ export const journalRepository = {
   },
 };
 
-/** Per order, its lines' gross by VAT rate (the day close splits payments over rates by them). */
-export const orderRates = (db: Executor, orderIds: string[]) =>
-  orderIds.length === 0
-    ? Promise.resolve([] as Array<{ order_id: string; vat_rate: number; total_cents: number }>)
-    : db.selectFrom('order_items').select(['order_id', 'vat_rate', 'total_cents']).where('order_id', 'in', orderIds).execute();
+/** Per order, its lines' gross by VAT rate (the day close and revenue split payments over rates by them); a long period's orders are read in chunks. */
+export async function orderRates(db: Executor, orderIds: string[]): Promise<Array<{ order_id: string; vat_rate: number; total_cents: number }>> {
+  const out: Array<{ order_id: string; vat_rate: number; total_cents: number }> = [];
+  for (let i = 0; i < orderIds.length; i += 1000) {
+    out.push(...(await db.selectFrom('order_items').select(['order_id', 'vat_rate', 'total_cents']).where('order_id', 'in', orderIds.slice(i, i + 1000)).execute()));
+  }
+  return out;
+}

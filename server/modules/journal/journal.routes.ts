@@ -94,10 +94,13 @@ export const journalRoutes: FastifyPluginAsyncZod<{ journal: JournalService }> =
     async (request, reply) => {
       const s = sessionOf(request);
       const c = await journal.closes.get(s.tenantId, request.params.id);
-      if (request.query.format === 'csv') {
-        return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="dagafsluiting-${c.number}-${c.business_date}.csv"`).serializer((x: unknown) => x as string).send(closeCsv(c) as never);
+      if (request.query.format === 'csv' || request.query.format === 'html') {
+        const restaurant = await journal.closes.restaurant(s.tenantId);
+        if (request.query.format === 'csv') {
+          return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="dagafsluiting-${c.number}-${c.business_date}.csv"`).serializer((x: unknown) => x as string).send(closeCsv(c, restaurant) as never);
+        }
+        return reply.type('text/html; charset=utf-8').serializer((x: unknown) => x as string).send(closeHtml(c, restaurant) as never);
       }
-      if (request.query.format === 'html') return reply.type('text/html; charset=utf-8').serializer((x: unknown) => x as string).send(closeHtml(c, "Kassa") as never);
       return c;
     },
   );

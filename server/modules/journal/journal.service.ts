@@ -9,7 +9,7 @@ import type { TenantsService } from '../tenants/tenants.service.js';
 import { entryDto, GENESIS, hashEntry, verifyJournal, type JournalKind, type LoggedEntry } from './journal.chain.js';
 import { journalRepository as repo } from './journal.repository.js';
 import type { JournalEntry, JournalIntegrity } from './journal.schemas.js';
-import { createCloses, type CloseDeps } from './journal.closes.js';
+import { createCloses, salesBetween, type CloseDeps } from './journal.closes.js';
 
 /**
  * The journal (CONTRACT §19, docs/till.md "Journal"): every payment, discount, void, refund and day
@@ -158,7 +158,12 @@ export function createJournalCore(ctx: JournalDeps) {
 
 export function createJournalService(deps: CloseDeps) {
   const core = createJournalCore(deps);
-  return { ...core, closes: createCloses(deps, core) };
+  return {
+    ...core,
+    closes: createCloses(deps, core),
+    /** The money of the business days from..to for the revenue figures (analytics), split over VAT rates as the day close does. */
+    sales: (tenantId: string, from: string, to: string) => salesBetween(deps.db, tenantId, from, to),
+  };
 }
 
 export type JournalService = ReturnType<typeof createJournalService>;

@@ -326,6 +326,41 @@ export function createShiftsService(deps: { db: Db; changes: ChangeLog; tenants:
       return { from: p.from, to: p.to, open_shifts: rows.filter((r) => r.end_at === null).length, lines };
     },
 
+    /**
+     * Labour cost per period (instants [start, end), ms) for the revenue figures (analytics): each
+     * employee's closed shifts' paid time inside the period (paidMs: split at the edges, overlaps
+     * once, breaks pro rata) at their hourly wage, rounded to the cent per employee and period.
+     * Employees without a wage add their time to `unpriced_ms`; open shifts are not counted (as in the payroll).
+     */
+    async labour(tenantId: string, periods: Array<{ start: number; end: number }>) {
+      if (periods.length === 0) return { periods: [], open_shifts: 0 };
+      const rows = await shiftsRepository.between(db, tenantId, iso(Math.min(...periods.map((p) => p.start))), iso(Math.max(...periods.map((p) => p.end))));
+      const byUser = new Map<string, { wage: number | null; shifts: Array<{ id: string; start: number; end: number; break_minutes: number }> }>();
+      for (const r of rows) {
+        if (r.end_at === null) continue;
+        const u = byUser.get(r.user_id) ?? { wage: r.hourly_wage_cents, shifts: [] };
+        u.shifts.push({ id: r.id, start: Date.parse(r.start_at), end: Date.parse(r.end_at), break_minutes: r.break_minutes });
+        byUser.set(r.user_id, u);
+      }
+      return {
+        open_shifts: rows.filter((r) => r.end_at === null).length,
+        periods: periods.map((p) => {
+          let cents = 0;
+          let ms = 0;
+          let unpriced = 0;
+          for (const u of byUser.values()) {
+            const touching = u.shifts.filter((x) => x.start < p.end && x.end > p.start);
+            if (touching.length === 0) continue;
+            const paid = paidMs(touching, p.start, p.end).ms;
+            ms += paid;
+            if (u.wage === null) unpriced += paid;
+            else cents += grossCents(paid, u.wage);
+          }
+          return { cents, ms, unpriced_ms: unpriced };
+        }),
+      };
+    },
+
     /** The payroll as CSV for Dutch spreadsheets: `;`, decimal comma, UTF-8 with BOM, CRLF, a header row. */
     async payrollCsv(tenantId: string, from: string, to: string, onlyUserId?: string): Promise<{ filename: string; body: Buffer }> {
       const pay = await service.payroll(tenantId, from, to);

@@ -54,6 +54,28 @@ describe('the day close', () => {
     expect(order.id).toBeDefined();
   });
 
+  it('the printable close and its CSV are headed by the restaurant as its receipts are: name, address, BTW and KvK', async () => {
+    const s = await setup();
+    const { call, admin, staff, menu } = s;
+    expect((await call(admin, 'PATCH', '/settings', { name: 'Bistro De Gouden Lepel', address: 'Lepelstraat 1, 1011 AB Amsterdam', vat_number: 'NL001234567B01', kvk_number: '12345678' })).statusCode).toBe(200);
+    const counter = (await call(staff, 'POST', '/orders', { items: [{ product_id: menu.burger.id, quantity: 1 }] })).json();
+    expect((await call(staff, 'POST', `/orders/${counter.id}/payments`, { amount_cents: 1450, method: 'contant', received_cents: 2000 })).statusCode).toBe(201);
+    const c = (await call(admin, 'POST', '/day-closes', { cash_counted_cents: 1400 })).json();
+    const html = (await call(admin, 'GET', `/day-closes/${c.id}?format=html`)).body;
+    expect(html).toContain('<h1>Bistro De Gouden Lepel</h1>');
+    expect(html).toContain('Lepelstraat 1, 1011 AB Amsterdam');
+    expect(html).toContain('BTW NL001234567B01');
+    expect(html).toContain('KvK 12345678');
+    expect(html).not.toContain('Kassa');
+    // Local time and Dutch dates and money for the accountant: closed at 19:00 in Amsterdam.
+    expect(html).toContain('20-11-2026 19:00');
+    expect(html).toContain('<th scope="row">Verschil</th><td>− € 0,50</td>');
+    expect(html).toContain('<th scope="row">Contant (1×)</th><td>€ 14,50</td>');
+    const csv = (await call(admin, 'GET', `/day-closes/${c.id}?format=csv`)).body;
+    expect(csv).toContain('Restaurant;Bistro De Gouden Lepel\r\nAdres;Lepelstraat 1, 1011 AB Amsterdam\r\nBtw-nummer;NL001234567B01\r\nKvK-nummer;12345678\r\n');
+    expect(csv).toContain('Kasverschil;-0,50');
+  });
+
   it('an appliance whose sync is behind refuses to close (Dutch 409) unless force', async () => {
     const s = await setup();
     await s.t.services.sync.board.report(s.r.id, { enabled: true, started: true, online: false, lastSuccessAt: '2026-11-20T16:00:00.000Z' });
