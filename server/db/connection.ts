@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DatabaseIntrospector, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteAdapter, sql, type DatabaseIntrospector, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
+import { guardedSqliteKysely } from './sqlite-guard.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -109,7 +110,8 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   }
   const file = opts.sqliteFile ?? ':memory:';
   const conn = openSqlite(file);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(conn) }) });
+  // One connection: a query that would wait for its own transaction throws instead of hanging (sqlite-guard.ts).
+  const db = guardedSqliteKysely<Database>({ database: withStatementCache(conn) });
   return {
     db,
     dialect: 'sqlite',

@@ -1,0 +1,99 @@
+import { sql } from 'kysely';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { openDb, type DbHandle, type Executor } from '../../../server/db/connection.js';
+import { SqliteSelfWaitError } from '../../../server/db/sqlite-guard.js';
+import { createTestApp } from '../../helpers/app.js';
+
+/**
+ * The SQLite self-wait guard (server/db/sqlite-guard.ts, issue 28): a query through the root `db`
+ * awaited inside a transaction of the same database used to hang for good on SQLite (PATCH
+ * /reservations, till.issueIn); now it throws at once, and legitimate uses are untouched.
+ */
+function sqliteHandle(): DbHandle {
+  const h = openDb({ sqliteFile: ':memory:' });
+  onTestFinished(() => h.close());
+  return h;
+}
+
+async function withTable(h: DbHandle) {
+  await sql`create table t (v integer)`.execute(h.db);
+  await sql`insert into t (v) values (1), (2)`.execute(h.db);
+}
+
+describe('SQLite self-wait guard', () => {
+  it('a root-db query inside the same database’s transaction throws at once instead of hanging, and the transaction rolls back', { timeout: 2000 }, async () => {
+    const h = sqliteHandle();
+    await withTable(h);
+    const started = Date.now();
+    await expect(
+      h.db.transaction().execute(async (trx) => {
+        await sql`insert into t (v) values (3)`.execute(trx);
+        await sql`select count(*) as n from t`.execute(h.db); // the old hang: the root db, not trx
+      }),
+    ).rejects.toThrow(SqliteSelfWaitError);
+    expect(Date.now() - started).toBeLessThan(500);
+    // The error names the situation, and the connection is free again afterwards.
+    await expect(h.db.transaction().execute(() => sql`select v from t`.execute(h.db))).rejects.toThrow(/SQLite self-wait: .*root db.*transaction/);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from t`.execute(h.db);
+    expect(rows[0]!.n).toBe(2); // the insert of the failed transaction was rolled back
+  });
+
+  it('also deep inside: a nested helper, db.connection(), and through another database’s transaction', { timeout: 2000 }, async () => {
+    const a = sqliteHandle();
+    const b = sqliteHandle();
+    await withTable(a);
+    await withTable(b);
+    const readWithRootDb = async () => {
+      await Promise.resolve();
+      return (await sql<{ n: number }>`select count(*) as n from t`.execute(a.db)).rows[0]!.n;
+    };
+    await expect(a.db.transaction().execute(async () => [await readWithRootDb()])).rejects.toThrow(SqliteSelfWaitError);
+    await expect(a.db.connection().execute(async () => readWithRootDb())).rejects.toThrow(SqliteSelfWaitError);
+    // a's transaction, inside it b's (legitimate), inside that a's root db again: still the self-wait.
+    await expect(a.db.transaction().execute(() => b.db.transaction().execute(() => readWithRootDb()))).rejects.toThrow(SqliteSelfWaitError);
+  });
+
+  it('leaves legitimate use alone: queries through the transaction, another database inside it, other flows waiting their turn, work after the commit', { timeout: 5000 }, async () => {
+    const a = sqliteHandle();
+    const b = sqliteHandle();
+    await withTable(a);
+    await withTable(b);
+    const n = async (exec: Executor) => (await sql<{ n: number }>`select count(*) as n from t`.execute(exec)).rows[0]!.n;
+    let later: Promise<number> | undefined;
+    const inside = await a.db.transaction().execute(async (trx) => {
+      await sql`insert into t (v) values (3)`.execute(trx);
+      const own = await n(trx);
+      const other = await n(b.db); // another database: its own connection
+      // Started here but not awaited by the transaction: runs once the transaction has let go.
+      later = new Promise((resolve) => setTimeout(() => resolve(n(a.db)), 20));
+      return [own, other];
+    });
+    expect(inside).toEqual([3, 2]);
+    expect(await later).toBe(3);
+    // Two independent flows at once: the second waits for the first's transaction, as before.
+    const slow = a.db.transaction().execute(async (trx) => {
+      await new Promise((r) => setTimeout(r, 30));
+      await sql`insert into t (v) values (4)`.execute(trx);
+    });
+    const [, seen] = await Promise.all([slow, n(a.db)]);
+    expect(seen).toBe(4);
+    // The same flow after its transaction: the root db again.
+    expect(await n(a.db)).toBe(4);
+  });
+
+  it('the settings-cache pattern of issue 28: cachedSettings inside changes.write after a settings change', async () => {
+    const t = await createTestApp();
+    const r = await t.seedTenant();
+    await t.services.tenants.patchSettings(r.id, { slot_minutes: 15 }); // empties the cache
+    const started = Date.now();
+    const inWrite = t.changes.write(r.id, async () => (await t.services.tenants.cachedSettings(r.id)).slot_minutes);
+    if (t.handle.dialect === 'sqlite') {
+      await expect(inWrite).rejects.toThrow(SqliteSelfWaitError);
+      expect(Date.now() - started).toBeLessThan(500);
+      // The right way: through the transaction.
+      expect(await t.changes.write(r.id, async (w) => (await t.services.tenants.cachedSettingsIn(w.trx, r.id)).slot_minutes)).toBe(15);
+    } else {
+      expect(await inWrite).toBe(15); // PostgreSQL takes another pool connection
+    }
+  });
+});
