@@ -12,11 +12,12 @@ import { flush, refresh } from './lib/outbox.js';
 import { startApp } from './lib/pwa.js';
 import Login from './screens/login.js';
 
-/** Every screen: where it lives, who sees it. `nav: false` screens are reached from other screens. */
+/** Every screen: where it lives, who sees it. `nav: false` screens are reached from other screens (`parent`: the entry lit in the navigation meanwhile). */
 export const SCREENS = [
   { path: '/keuken', label: 'Keuken', file: './screens/kitchen.js' },
   { path: '/bestellen', label: 'Nieuwe bestelling', file: './screens/new-order.js', nav: false },
   { path: '/vloer', label: 'Plattegrond', file: './screens/floor.js' },
+  { path: '/rekening', label: 'Rekening', file: './screens/bill.js', nav: false, parent: '/vloer' },
   { path: '/reserveringen', label: 'Reserveringen', file: './screens/reservations.js' },
   { path: '/haccp', label: 'Temperaturen', file: './screens/haccp.js' },
   { path: '/controlelijsten', label: 'Controlelijsten', file: './screens/checklists.js' },
@@ -145,7 +146,7 @@ function App() {
       <${Indicators} />
       <button type="button" id="logout" onClick=${logout}>Uitloggen</button>
     </header>
-    <${Nav} path=${screen.path} admin=${admin} />
+    <${Nav} path=${screen.parent ?? screen.path} admin=${admin} />
     <main class=${`content${stale ? ' stale' : ''}`}><${Lazy} screen=${screen} query=${route.query} /></main>
     ${s.toast ? html`<div id="toast" class="toast" role="status">${s.toast}</div>` : null}
   </div>`;

@@ -1,9 +1,10 @@
 // The floor plan: every zone with its tables where they stand, coloured by their live status
-// (vrij, bezet, gereserveerd). Tap a table for its bill: a new round, a payment, close it, or a
-// manual status. Status changes arrive over the socket the moment they commit.
+// (vrij, bezet, gereserveerd). Tap a table for its bill: a new round, paying it (the bill screen,
+// screens/bill.js), close it, or a manual status. Status changes arrive over the socket the moment
+// they commit.
 import { html, useState } from '../lib/html.js';
 import { get, patch, post } from '../lib/api.js';
-import { euro, euroInput, parseCents, time } from '../lib/format.js';
+import { euro, time } from '../lib/format.js';
 import { useLive } from '../lib/live.js';
 import { go } from '../lib/router.js';
 import { Dialog, ErrorText, Loading, Pill, Screen, confirmDialog, useAction, useAsync } from '../components/ui.js';
@@ -14,19 +15,9 @@ const SCALE = 1; // one floor-plan unit is one pixel
 
 function TableDialog({ table, onClose, onChanged }) {
   const bill = useAsync(() => get(`/floorplan/tables/${table.id}/bill`).catch((e) => (e.status === 404 ? null : Promise.reject(e))), [table.id]);
-  const [run, busy, error] = useAction({ amount_cents: 'bedrag', tip_cents: 'fooi', status: 'status' });
-  const [amount, setAmount] = useState('');
+  const [run, busy, error] = useAction({ status: 'status' });
   const [voiding, setVoiding] = useState(false);
   const b = bill.data;
-  const pay = () =>
-    run(async () => {
-      const cents = amount.trim() ? parseCents(amount) : b.open_cents;
-      if (!(cents > 0)) throw new Error('Vul een bedrag in, bijvoorbeeld 12,50.');
-      await post(`/floorplan/bills/${b.id}/payments`, { amount_cents: cents });
-      setAmount('');
-      await bill.reload();
-      onChanged();
-    });
   const status = (/** @type {string|null} */ s) =>
     run(async () => {
       await patch(`/floorplan/tables/${table.id}/status`, { status: s });
@@ -43,23 +34,20 @@ function TableDialog({ table, onClose, onChanged }) {
             <ul class="plain">${b.orders.map((o) => html`<li><strong>${o.number}</strong> ${o.items.map((i, n) => html`${n ? ', ' : ''}<${VoidedLine} item=${i} />`)} <span class="muted">${euro(o.total_cents)}</span></li>`)}</ul>
             <p>Totaal <strong>${euro(b.total_cents)}</strong> · betaald ${euro(b.paid_cents)} · open <strong id="bill-open">${euro(b.open_cents)}</strong></p>
             ${b.conflict ? html`<p class="error">${b.conflict}</p>` : null}
-            ${b.open_cents > 0
-              ? html`<form class="inline" onSubmit=${(e) => { e.preventDefault(); pay(); }}>
-                  <div><label for="pay-amount">Bedrag (€)</label><input id="pay-amount" inputmode="decimal" placeholder=${euroInput(b.open_cents)} value=${amount} onInput=${(e) => setAmount(e.currentTarget.value)} /></div>
-                  <button type="submit" class="primary" disabled=${busy}>Betaling vastleggen</button>
-                </form>`
-              : null}
-            <button type="button" disabled=${busy} onClick=${async () => {
-              if (b.open_cents > 0 && !(await confirmDialog({ title: 'Rekening sluiten?', message: `Er staat nog ${euro(b.open_cents)} open. Sluit de rekening alleen als dat klopt.`, confirmLabel: 'Toch sluiten' }))) return;
-              await run(async () => { await post(`/floorplan/bills/${b.id}/close`); onChanged(); onClose(); });
-            }}>Rekening sluiten</button>
-            <button type="button" id="table-void" disabled=${busy} onClick=${() => setVoiding(true)}>Regels annuleren</button>
+            <div class="screen-actions">
+              <button type="button" class="primary" id="table-pay" onClick=${() => go(`/rekening?id=${b.id}`)}>${b.open_cents > 0 ? 'Afrekenen' : 'Rekening bekijken'}</button>
+              <button type="button" disabled=${busy} onClick=${async () => {
+                if (b.open_cents > 0 && !(await confirmDialog({ title: 'Rekening sluiten?', message: `Er staat nog ${euro(b.open_cents)} open. Sluit de rekening alleen als dat klopt.`, confirmLabel: 'Toch sluiten' }))) return;
+                await run(async () => { await post(`/floorplan/bills/${b.id}/close`); onChanged(); onClose(); });
+              }}>Rekening sluiten</button>
+              <button type="button" id="table-void" disabled=${busy} onClick=${() => setVoiding(true)}>Regels annuleren</button>
+            </div>
           </div>`
         : html`<p class="muted">Geen open rekening.</p>`}
     </${Loading}>
     <${ErrorText} text=${error} />
     <div class="screen-actions" style="margin-top:.8rem">
-      <button type="button" class="primary" id="table-new-round" onClick=${() => go(`/bestellen?tafel=${table.id}&terug=/vloer`)}>${b ? 'Nieuwe ronde' : 'Bestelling opnemen'}</button>
+      <button type="button" class=${b ? '' : 'primary'} id="table-new-round" onClick=${() => go(`/bestellen?tafel=${table.id}&terug=/vloer`)}>${b ? 'Nieuwe ronde' : 'Bestelling opnemen'}</button>
       ${['vrij', 'bezet', 'gereserveerd'].map((s) => html`<button type="button" data-status=${s} disabled=${busy} onClick=${() => status(s)}>Zet op ${LABEL[s].toLowerCase()}</button>`)}
       ${table.manual ? html`<button type="button" data-status="clear" disabled=${busy} onClick=${() => status(null)}>Handmatige status wissen</button>` : null}
     </div>
