@@ -6,10 +6,10 @@ import type { Order } from '../orders/orders.schemas.js';
 import { billDto, families, familyOf, loadBill, paidItemsOf, rootOf, toPaymentDto, type BillFamily } from './floor.bill-family.js';
 import { billChange, loadTable, strip, tableChange, type FloorContext } from './floor.context.js';
 import { floorRepository as repo, type BillRow, type PaymentRow, type RoundRow, type TableRow } from './floor.repository.js';
-import { euro, floorId, settledReason } from './floor.rules.js';
+import { floorId, settledReason } from './floor.rules.js';
 import type { Bill, BillPayment, BillPaymentInput } from './floor.schemas.js';
 import { refresh } from './floor.status.js';
-import { changeFor, legacyMethod, linesAfterDiscounts, unitsShare, type PaymentMethod } from '../till/till.rules.js';
+import { checkTender, legacyMethod, linesAfterDiscounts, tender, unitsShare, type PaymentMethod, type TenderInput } from '../till/till.rules.js';
 
 /**
  * Bills (docs/floor.md, "Bills"): a table's open bill gets a round per order, takes payments
@@ -269,12 +269,9 @@ export function createFloorBills(ctx: FloorContext) {
    */
   async function recordBillPayment(w: Writer, input: BillPaymentRequest): Promise<BillPaymentResult> {
     const { tenantId } = input;
-    const tip = input.tip_cents ?? 0;
     const method: PaymentMethod = input.method ?? legacyMethod(input.source ?? 'pay_at_table');
-    if (input.amount_cents === undefined && !input.items?.length) throw invalidField('amount_cents', "is verplicht (of kies de gerechten in 'items').");
-    if (input.amount_cents !== undefined && (!Number.isInteger(input.amount_cents) || input.amount_cents < 1 || input.amount_cents > 10_000_000)) throw invalidField('amount_cents', 'moet een geheel aantal centen van 1 tot 10.000.000 zijn.');
-    if (input.received_cents !== undefined && method !== 'contant') throw invalidField('received_cents', "kan alleen bij contante betaling (method 'contant').");
-    if (!Number.isInteger(tip) || tip < 0 || tip > 1_000_000) throw invalidField('tip_cents', 'moet een geheel aantal centen van 0 tot 1.000.000 zijn.');
+    const asked: TenderInput = { ...input, method };
+    checkTender(asked);
     const result = (fam: BillFamily, payment: PaymentRow, closed: boolean, duplicate: boolean, paidOrderIds: string[] = []): BillPaymentResult => ({
       bill_id: fam.root.id,
       table_id: fam.root.table_id,
@@ -295,28 +292,8 @@ export function createFloorBills(ctx: FloorContext) {
     const root = await rootOf(w.trx, tenantId, await loadBill(w.trx, tenantId, input.billId));
     if (root.status !== 'open') throw billClosed();
     const before = await familyOf(w.trx, tenantId, root);
-    let amount = input.amount_cents ?? 0;
-    let paidItems: PaidItem[] = [];
-    if (input.items?.length) {
-      paidItems = await itemsToPay(ctx, w, tenantId, before, input.items);
-      const sum = paidItems.reduce((s, i) => s + i.amount_cents, 0);
-      if (input.amount_cents !== undefined && input.amount_cents !== sum) {
-        throw invalidField('amount_cents', `moet gelijk zijn aan wat de gekozen gerechten kosten (${euro(sum)}), of laat het weg.`);
-      }
-      amount = sum;
-      if (amount < 1) throw invalidField('items', 'de gekozen gerechten kosten samen niets; kies andere of geef een bedrag op.');
-    }
-    if (amount > before.figures.open_cents) {
-      throw conflict(`Het bedrag (${euro(amount)}) is hoger dan wat nog openstaat (${euro(before.figures.open_cents)}).`);
-    }
-    let change = 0;
-    let received: number | null = null;
-    if (method === 'contant' && input.received_cents !== undefined) {
-      const c = changeFor(input.received_cents, amount, tip);
-      if (c === null) throw invalidField('received_cents', `is minder dan te betalen (${euro(amount + tip)}).`);
-      change = c;
-      received = input.received_cents;
-    }
+    const paidItems: PaidItem[] = input.items?.length ? await itemsToPay(ctx, w, tenantId, before, input.items) : [];
+    const { amount, tip, received, change } = tender(asked, { open_cents: before.figures.open_cents, items_cents: paidItems.reduce((s, i) => s + i.amount_cents, 0) });
     const payment: PaymentRow = {
       id,
       tenant_id: tenantId,

@@ -3,6 +3,7 @@
  * rate, discounts spread over lines, receipt numbers. No database: the floor and orders services,
  * sync and the demo all call these.
  */
+import { conflict, invalidField } from '../../shared/errors.js';
 
 /** How a payment was made. `online` is set by pay-at-table and web payments, never chosen at the till. */
 export const PAYMENT_METHODS = ['contant', 'pin', 'creditcard', 'cadeaubon', 'overig', 'online'] as const;
@@ -124,6 +125,63 @@ export const staffDiscountLimit = (grossCents: number, maxPercent: number): numb
 export function changeFor(received: number, amount: number, tip: number): number | null {
   const due = amount + tip;
   return received >= due ? received - due : null;
+}
+
+const euro = (cents: number): string => `€ ${(cents / 100).toFixed(2).replace('.', ',')}`;
+
+/** A payment as asked for (POST /floorplan/bills/:id/payments, POST /orders/:id/payments), its method resolved. */
+export interface TenderInput {
+  method: PaymentMethod;
+  amount_cents?: number;
+  tip_cents?: number;
+  received_cents?: number;
+  /** The lines chosen to pay (split by dish), if any: the amount is then what they come to. */
+  items?: readonly unknown[];
+}
+
+/** What a payment takes: the amount, the tip, the cash handed over (contant with `received_cents`, else null) and the change. */
+export interface Tendered {
+  amount: number;
+  tip: number;
+  received: number | null;
+  change: number;
+}
+
+/**
+ * A payment's own fields, before anything is read (400s naming the field): an amount or items; the
+ * amount a whole number of cents from 1 to 10.000.000; `received_cents` only with contant; the tip
+ * whole cents from 0 to 1.000.000. `tender` checks them too; callers check first to refuse early.
+ */
+export function checkTender(input: TenderInput): void {
+  const { amount_cents: amount, tip_cents: tip = 0 } = input;
+  if (amount === undefined && !input.items?.length) throw invalidField('amount_cents', "is verplicht (of kies de gerechten in 'items').");
+  if (amount !== undefined && (!Number.isInteger(amount) || amount < 1 || amount > 10_000_000)) throw invalidField('amount_cents', 'moet een geheel aantal centen van 1 tot 10.000.000 zijn.');
+  if (input.received_cents !== undefined && input.method !== 'contant') throw invalidField('received_cents', "kan alleen bij contante betaling (method 'contant').");
+  if (!Number.isInteger(tip) || tip < 0 || tip > 1_000_000) throw invalidField('tip_cents', 'moet een geheel aantal centen van 0 tot 1.000.000 zijn.');
+}
+
+/**
+ * What a payment takes against what is open (CONTRACT §19, docs/till.md "Payments"), for bills
+ * (floor) and orders without a table (till) alike. With chosen items (`due.items_cents`: what they
+ * come to) the amount is their sum, and a given `amount_cents` must equal it (400); items that come to
+ * nothing are 400. Never more than `due.open_cents` (409). Cash with `received_cents` gives change:
+ * received − (amount + tip), 400 when it is less; cash without it is exact. Throws the Dutch errors.
+ */
+export function tender(input: TenderInput, due: { open_cents: number; items_cents?: number }): Tendered {
+  checkTender(input);
+  let amount = input.amount_cents ?? 0;
+  if (input.items?.length) {
+    const sum = due.items_cents ?? 0;
+    if (input.amount_cents !== undefined && input.amount_cents !== sum) throw invalidField('amount_cents', `moet gelijk zijn aan wat de gekozen gerechten kosten (${euro(sum)}), of laat het weg.`);
+    amount = sum;
+    if (amount < 1) throw invalidField('items', 'de gekozen gerechten kosten samen niets; kies andere of geef een bedrag op.');
+  }
+  if (amount > due.open_cents) throw conflict(`Het bedrag (${euro(amount)}) is hoger dan wat nog openstaat (${euro(due.open_cents)}).`);
+  const tip = input.tip_cents ?? 0;
+  if (input.method !== 'contant' || input.received_cents === undefined) return { amount, tip, received: null, change: 0 };
+  const change = changeFor(input.received_cents, amount, tip);
+  if (change === null) throw invalidField('received_cents', `is minder dan te betalen (${euro(amount + tip)}).`);
+  return { amount, tip, received: input.received_cents, change };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Order } from '../orders/orders.schemas.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { JournalAppender } from '../journal/journal.service.js';
 import { tillRepository as repo, type OrderPaymentRow, type ReceiptRow } from './till.repository.js';
-import { changeFor, discountAmount, linesAfterDiscounts, mergeVat, receiptNumber, staffDiscountLimit, unitsShare, type PaymentMethod } from './till.rules.js';
+import { checkTender, discountAmount, linesAfterDiscounts, mergeVat, receiptNumber, staffDiscountLimit, tender, unitsShare, type PaymentMethod, type TenderInput } from './till.rules.js';
 import type { DiscountInput, OrderPayment, OrderPaymentInput, Receipt } from './till.schemas.js';
 import { receiptLines } from './till.html.js';
 
@@ -127,9 +127,8 @@ export function createTillService(deps: TillDeps) {
      */
     async payOrder(actor: Actor, id: string, input: OrderPaymentInput): Promise<{ order: Order; payment: OrderPayment; paid_cents: number; open_cents: number; change_cents: number }> {
       const method: PaymentMethod = input.method ?? 'overig';
-      const tip = input.tip_cents ?? 0;
-      if (input.amount_cents === undefined && !input.items?.length) throw invalidField('amount_cents', "is verplicht (of kies de gerechten in 'items').");
-      if (input.received_cents !== undefined && method !== 'contant') throw invalidField('received_cents', "kan alleen bij contante betaling (method 'contant').");
+      const asked: TenderInput = { ...input, method };
+      checkTender(asked);
       const r = await changes.write(actor.tenantId, async (w) => {
         const order = await orderFor(actor.tenantId, id, w);
         if (order.table_id) throw conflict('Deze bestelling hoort bij een tafel; reken af op de rekening van die tafel.');
@@ -137,7 +136,6 @@ export function createTillService(deps: TillDeps) {
         if (order.payment_status === 'paid') throw conflict('Deze bestelling is al betaald.');
         const before = await repo.orderPayments(w.trx, actor.tenantId, id);
         const open = Math.max(0, order.total_cents - paidOf(before));
-        let amount = input.amount_cents ?? 0;
         const paidItems: Array<{ order_id: string; item_id: string; quantity: number; amount_cents: number }> = [];
         if (input.items?.length) {
           const lines = linesOf(order);
@@ -152,20 +150,8 @@ export function createTillService(deps: TillDeps) {
             paidUnits.set(want.item_id, done + want.quantity);
             paidItems.push({ order_id: id, item_id: want.item_id, quantity: want.quantity, amount_cents: unitsShare(line.gross, line.units, done, want.quantity) });
           });
-          const sum = paidItems.reduce((s, i) => s + i.amount_cents, 0);
-          if (input.amount_cents !== undefined && input.amount_cents !== sum) throw invalidField('amount_cents', `moet gelijk zijn aan wat de gekozen gerechten kosten (${euro(sum)}), of laat het weg.`);
-          amount = sum;
-          if (amount < 1) throw invalidField('items', 'de gekozen gerechten kosten samen niets; kies andere of geef een bedrag op.');
         }
-        if (amount > open) throw conflict(`Het bedrag (${euro(amount)}) is hoger dan wat nog openstaat (${euro(open)}).`);
-        let change = 0;
-        let received: number | null = null;
-        if (method === 'contant' && input.received_cents !== undefined) {
-          const c = changeFor(input.received_cents, amount, tip);
-          if (c === null) throw invalidField('received_cents', `is minder dan te betalen (${euro(amount + tip)}).`);
-          change = c;
-          received = input.received_cents;
-        }
+        const { amount, tip, received, change } = tender(asked, { open_cents: open, items_cents: paidItems.reduce((s, i) => s + i.amount_cents, 0) });
         const row: OrderPaymentRow = {
           id: newId(),
           tenant_id: actor.tenantId,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   changeFor,
+  checkTender,
   discountAmount,
   divRound,
   linesAfterDiscounts,
@@ -9,6 +10,8 @@ import {
   receiptNumber,
   spread,
   staffDiscountLimit,
+  tender,
+  TILL_METHODS,
   unitsShare,
   vatOf,
   vatSummary,
@@ -130,6 +133,69 @@ describe('payments', () => {
         }
         expect(sum).toBe(gross);
       }),
+    );
+  });
+
+  it('tender: amount, tip, received and change against what is open; the same Dutch errors for bills and orders', () => {
+    const open = { open_cents: 4250 };
+    expect(tender({ method: 'pin', amount_cents: 4250, tip_cents: 250 }, open)).toEqual({ amount: 4250, tip: 250, received: null, change: 0 });
+    expect(tender({ method: 'contant', amount_cents: 4250, tip_cents: 250, received_cents: 5000 }, open)).toEqual({ amount: 4250, tip: 250, received: 5000, change: 500 });
+    expect(tender({ method: 'contant', amount_cents: 1000 }, open)).toEqual({ amount: 1000, tip: 0, received: null, change: 0 }); // cash without received: exact
+    // Items: the amount is what they come to; a given amount must equal it.
+    expect(tender({ method: 'creditcard', items: [{}] }, { open_cents: 4250, items_cents: 1890 })).toMatchObject({ amount: 1890 });
+    expect(tender({ method: 'cadeaubon', items: [{}], amount_cents: 1890 }, { open_cents: 4250, items_cents: 1890 })).toMatchObject({ amount: 1890 });
+    const fails = (f: () => unknown) => {
+      try {
+        f();
+      } catch (err) {
+        const e = err as { code: string; message: string };
+        return `${e.code} ${e.message}`;
+      }
+      return 'no error';
+    };
+    expect(fails(() => checkTender({ method: 'pin' }))).toBe("VALIDATION Ongeldige invoer: 'amount_cents' is verplicht (of kies de gerechten in 'items').");
+    expect(fails(() => checkTender({ method: 'pin', amount_cents: 0 }))).toBe("VALIDATION Ongeldige invoer: 'amount_cents' moet een geheel aantal centen van 1 tot 10.000.000 zijn.");
+    expect(fails(() => checkTender({ method: 'pin', amount_cents: 12.5 }))).toMatch(/'amount_cents' moet een geheel aantal/);
+    expect(fails(() => checkTender({ method: 'pin', amount_cents: 100, received_cents: 200 }))).toBe("VALIDATION Ongeldige invoer: 'received_cents' kan alleen bij contante betaling (method 'contant').");
+    expect(fails(() => checkTender({ method: 'pin', amount_cents: 100, tip_cents: -1 }))).toBe("VALIDATION Ongeldige invoer: 'tip_cents' moet een geheel aantal centen van 0 tot 1.000.000 zijn.");
+    expect(fails(() => tender({ method: 'pin', amount_cents: 4251 }, open))).toBe('CONFLICT Het bedrag (€ 42,51) is hoger dan wat nog openstaat (€ 42,50).');
+    expect(fails(() => tender({ method: 'contant', amount_cents: 4000, tip_cents: 240, received_cents: 4200 }, open))).toBe("VALIDATION Ongeldige invoer: 'received_cents' is minder dan te betalen (€ 42,40).");
+    expect(fails(() => tender({ method: 'pin', items: [{}], amount_cents: 1000 }, { open_cents: 4250, items_cents: 1890 }))).toBe(
+      "VALIDATION Ongeldige invoer: 'amount_cents' moet gelijk zijn aan wat de gekozen gerechten kosten (€ 18,90), of laat het weg.",
+    );
+    expect(fails(() => tender({ method: 'pin', items: [{}] }, { open_cents: 4250, items_cents: 0 }))).toBe("VALIDATION Ongeldige invoer: 'items' de gekozen gerechten kosten samen niets; kies andere of geef een bedrag op.");
+    // Items over what is open: the same 409 as an amount.
+    expect(fails(() => tender({ method: 'pin', items: [{}] }, { open_cents: 1000, items_cents: 1890 }))).toMatch(/^CONFLICT Het bedrag \(€ 18,90\) is hoger/);
+  });
+
+  it('property: tender never takes more than is open, and cash handed over is the amount, the tip and the change', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...TILL_METHODS),
+        fc.integer({ min: 1, max: 200_000 }),
+        fc.integer({ min: 0, max: 200_000 }),
+        fc.integer({ min: 0, max: 5_000 }),
+        fc.option(fc.integer({ min: 0, max: 500_000 }), { nil: undefined }),
+        (method, amount, open, tip, received) => {
+          const input = { method, amount_cents: amount, tip_cents: tip, ...(method === 'contant' && received !== undefined ? { received_cents: received } : {}) };
+          let t: ReturnType<typeof tender>;
+          try {
+            t = tender(input, { open_cents: open });
+          } catch (err) {
+            const code = (err as { code: string }).code;
+            // Refused only when too much, or cash short.
+            expect(amount > open || (input.received_cents !== undefined && input.received_cents < amount + tip)).toBe(true);
+            expect(code).toBe(amount > open ? 'CONFLICT' : 'VALIDATION');
+            return;
+          }
+          expect(t.amount).toBe(amount);
+          expect(t.amount).toBeLessThanOrEqual(open);
+          expect(t.tip).toBe(tip);
+          if (t.received === null) expect(t.change).toBe(0);
+          else expect(t.received).toBe(t.amount + t.tip + t.change);
+          expect(t.change).toBeGreaterThanOrEqual(0);
+        },
+      ),
     );
   });
 
