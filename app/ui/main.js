@@ -25,6 +25,8 @@ export const SCREENS = [
   { path: '/klanten', label: 'Klanten en punten', file: './screens/loyalty.js' },
   { path: '/diensten', label: 'In- en uitklokken', file: './screens/shifts.js' },
   { path: '/beheer/inzichten', label: 'Inzichten', file: './admin/insights.js', admin: true },
+  { path: '/beheer/omzet', label: 'Omzet', file: './admin/revenue.js', admin: true },
+  { path: '/beheer/dagafsluiting', label: 'Dagafsluiting', file: './admin/dayclose.js', admin: true },
   { path: '/beheer/menu', label: 'Menu en recepten', file: './admin/menu.js', admin: true },
   { path: '/beheer/opties', label: 'Keuzes en opties', file: './admin/modifiers.js', admin: true },
   { path: '/beheer/tafels', label: 'Tafels', file: './admin/tables.js', admin: true },

@@ -14,7 +14,7 @@ describeBrowser('accessibility of every screen (axe-core, issue 26)', () => {
   const SCREENS = [
     ['/keuken', 'Keuken'], ['/bestellen', 'Nieuwe bestelling'], ['/vloer', 'Plattegrond'], ['/reserveringen', 'Reserveringen'], ['/haccp', 'Temperaturen'],
     ['/controlelijsten', 'Controlelijsten'], ['/voorraad', 'Voorraad'], ['/klanten', 'Klanten en punten'], ['/diensten', 'In- en uitklokken'],
-    ['/beheer/inzichten', 'Inzichten'], ['/beheer/menu', 'Menu en recepten'], ['/beheer/opties', 'Keuzes en opties'], ['/beheer/tafels', 'Tafels'], ['/beheer/medewerkers', 'Medewerkers'],
+    ['/beheer/inzichten', 'Inzichten'], ['/beheer/omzet', 'Omzet'], ['/beheer/dagafsluiting', 'Dagafsluiting'], ['/beheer/menu', 'Menu en recepten'], ['/beheer/opties', 'Keuzes en opties'], ['/beheer/tafels', 'Tafels'], ['/beheer/medewerkers', 'Medewerkers'],
     ['/beheer/diensten', 'Diensten en loon'], ['/beheer/voedselveiligheid', 'Koelcellen en lijsten'], ['/beheer/locaties', 'Locaties'], ['/beheer/printers', 'Printers'],
     ['/beheer/koppelingen', 'API-sleutels en webhooks'], ['/beheer/instellingen', 'Instellingen'],
   ] as const;
