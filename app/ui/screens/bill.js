@@ -19,6 +19,7 @@ const MODES = [
   ['all', 'Alles'],
   ['items', 'Per gerecht'],
   ['parts', 'Gelijke delen'],
+  ['amount', 'Bedrag'],
 ];
 
 /** "(Pepersaus, 2× Extra kaas)" for a line's options. @param {any} item */
@@ -181,6 +182,7 @@ function PayPanel({ bill, groups, mode, setMode, picked, setPicked, parts, setPa
   const [tip, setTip] = useState('');
   const [cash, setCash] = useState(false);
   const [received, setReceived] = useState('');
+  const [amount, setAmount] = useState('');
   const [run, busy, error, setError] = useAction(LABELS);
   const open = bill.open_cents;
   const pickedItems = Object.entries(picked).filter(([, q]) => q > 0);
@@ -188,6 +190,14 @@ function PayPanel({ bill, groups, mode, setMode, picked, setPicked, parts, setPa
   let due = open;
   if (mode === 'items') due = pickedAmount(groups, picked);
   else if (mode === 'parts' && parts) due = parts.paid >= parts.n - 1 ? open : Math.min(open, partList[parts.paid] ?? open);
+  let amountProblem = '';
+  if (mode === 'amount') {
+    const c = amount.trim() ? parseCents(amount) : 0;
+    due = 0;
+    if (Number.isNaN(c) || c < 0) amountProblem = 'Vul een bedrag in, bijvoorbeeld 20 of 12,50.';
+    else if (c > open) amountProblem = `Dat is meer dan er openstaat (${euro(open)}).`;
+    else due = c;
+  }
   const tipCents = tip.trim() ? parseCents(tip) : 0;
   const startParts = (/** @type {number} */ n) => setParts({ n: Math.max(2, Math.min(20, n)), base: open, paid: 0 });
 
@@ -209,6 +219,7 @@ function PayPanel({ bill, groups, mode, setMode, picked, setPicked, parts, setPa
       setCash(false);
       setReceived('');
       setPicked({});
+      setAmount('');
       if (mode === 'parts' && parts) setParts(r.bill.status === 'open' ? { ...parts, paid: parts.paid + 1 } : null);
       onPaid(r, method === 'contant' ? r.change_cents : null, text);
     });
@@ -233,6 +244,14 @@ function PayPanel({ bill, groups, mode, setMode, picked, setPicked, parts, setPa
           ${parts.paid > 0 ? html`<button type="button" class="link" onClick=${() => startParts(parts.n)}>Opnieuw verdelen (${euro(open)} open)</button>` : null}
         </div>`
       : null}
+    ${mode === 'amount'
+      ? html`<div class="field amount-field">
+          <label for="pay-amount">Bedrag (€), open ${euro(open)}</label>
+          <input id="pay-amount" inputmode="decimal" autocomplete="off" placeholder=${euroInput(open)} value=${amount} onInput=${(e) => setAmount(e.currentTarget.value)}
+            aria-invalid=${amountProblem ? 'true' : null} aria-describedby=${amountProblem ? 'pay-amount-error' : null} />
+          ${amountProblem ? html`<p class="field-error" id="pay-amount-error">${amountProblem}</p>` : null}
+        </div>`
+      : null}
     <p class="due">Nu te betalen <strong id="pay-due">${euro(due)}</strong></p>
     <div class="field tip-field">
       <label for="pay-tip">Fooi (€)</label>
@@ -249,7 +268,7 @@ function PayPanel({ bill, groups, mode, setMode, picked, setPicked, parts, setPa
 }
 
 // ── Dialogs ──────────────────────────────────────────────────────────────────────────────────────
-function DiscountDialog({ bill, guest, onClose, onDone }) {
+function DiscountDialog({ bill, guest, onClose, onDone, onReload }) {
   const orders = openOrders(bill);
   const targets = /** @type {Array<[string, string]>} */ ([]);
   if (orders.length > 1) targets.push(['all', `Hele rekening (${orders.length} bestellingen)`]);
@@ -272,9 +291,16 @@ function DiscountDialog({ bill, guest, onClose, onDone }) {
     if ((kind === 'amount' || kind === 'points') && v.target === 'all') throw new FieldError('target', 'kies één bestelling of regel voor een bedrag of punten.');
     const calls = v.target === 'all' ? orders.map((/** @type {any} */ o) => [o.id, undefined]) : [v.target.split(':').slice(1)];
     let took = 0;
-    for (const [orderId, itemId] of calls) {
-      const r = await post(`/orders/${orderId}/discounts`, { kind, ...(value !== null ? { value } : {}), ...(itemId ? { item_id: itemId } : {}), reason: v.reason.trim() });
-      took += r.discount.amount_cents;
+    let given = 0;
+    try {
+      for (const [orderId, itemId] of calls) {
+        const r = await post(`/orders/${orderId}/discounts`, { kind, ...(value !== null ? { value } : {}), ...(itemId ? { item_id: itemId } : {}), reason: v.reason.trim() });
+        took += r.discount.amount_cents;
+        given += 1;
+      }
+    } catch (err) {
+      if (given > 0) onReload(); // the orders before the refused one have their discount: the bill shows it
+      throw err;
     }
     toast(kind === 'points' ? `${num(value, 0)} punten ingewisseld: ${euro(took)} korting.` : `Korting ${euro(took)} gegeven.`);
     onDone();
@@ -470,7 +496,7 @@ export default function BillScreen({ query }) {
             ${paidUp
               ? null
               : html`<button type="button" class="primary bill-jump" id="bill-jump" onClick=${() => document.getElementById('pay-column')?.scrollIntoView({ behavior: 'smooth', block: 'start' })}>Afrekenen · open ${euro(b.open_cents)}</button>`}
-            ${dialog === 'discount' ? html`<${DiscountDialog} bill=${b} guest=${guest.data} onClose=${() => setDialog('')} onDone=${changed} />` : null}
+            ${dialog === 'discount' ? html`<${DiscountDialog} bill=${b} guest=${guest.data} onClose=${() => setDialog('')} onDone=${changed} onReload=${() => void bill.reload()} />` : null}
             ${dialog === 'guest' ? html`<${GuestDialog} bill=${b} guest=${guest.data} onClose=${() => setDialog('')} onDone=${changed} />` : null}
             ${dialog === 'move' ? html`<${MoveDialog} bill=${b} onClose=${() => setDialog('')} onMoved=${(/** @type {any} */ r) => { setDialog(''); if (r.id === b.id) bill.setData(() => r); else go(`/rekening?id=${r.id}`); }} />` : null}
             ${dialog === 'receipt' ? html`<${ReceiptDialog} bill=${b} onClose=${() => setDialog('')} />` : null}`
