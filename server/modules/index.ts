@@ -56,6 +56,7 @@ import { createHaccpService } from './haccp/haccp.service.js';
 import { chromiumPdfRenderer } from './haccp/haccp.pdf.js';
 import { haccpJobs } from './haccp/haccp.jobs.js';
 import { floorJobs } from './floor/floor.jobs.js';
+import { tillJobs } from './till/till.jobs.js';
 import { loyaltyJobs } from './loyalty/loyalty.jobs.js';
 import { paymentsJobs } from './payments/payments.jobs.js';
 import { webhooksJobs } from './webhooks/webhooks.jobs.js';
@@ -163,7 +164,7 @@ export function createServices(deps: CoreDeps) {
   }
   // The till (issue 25, docs/till.md): receipts are numbered where the till is (an appliance; the cloud only for a restaurant without one).
   const till = createTillService({
-    db, changes, orders, floor, loyalty, tenants, journal,
+    db, changes, clock, orders, floor, loyalty, tenants, journal,
     numbersReceipts: async (tenantId) => deps.config.role !== 'cloud' || !(await sync.cloud.listDevices(tenantId)).some((d) => d.revoked_at === null),
     numbersWhenPaid: deps.config.role !== 'cloud',
     printReceipt: (tenantId, input) => printing.enqueueReceipt(tenantId, input),
@@ -189,6 +190,8 @@ export function moduleJobs(app: FastifyInstance, deps: CoreDeps, services: Servi
     ...webhooksJobs({ webhooks: services.webhooks }),
     ...haccpJobs({ haccp: services.haccp }),
     ...(deps.config.role !== 'cloud' ? printingJobs({ printing: services.printing }) : []),
+    // Where the till is (an appliance): a union of both sides' partial payments arrives there through sync.
+    ...(deps.config.role !== 'cloud' ? tillJobs({ till: services.till }) : []),
   ];
 }
 

@@ -16,6 +16,7 @@ import { publicSync } from './public/public.sync.js';
 import { wasteSync } from './waste/waste.sync.js';
 import { haccpSync } from './haccp/haccp.sync.js';
 import { journalSync } from './journal/journal.sync.js';
+import { tillSync } from './till/till.sync.js';
 
 /**
  * The composition root's half of sync (AREAS.md "Offline-first"): every module's replicated
@@ -45,6 +46,7 @@ export const MODULE_DESCRIPTORS: EntityDescriptor[] = [
   ...wasteSync,
   ...haccpSync,
   ...journalSync,
+  ...tillSync,
 ];
 
 /** Module tables that never leave the node, and why. */
@@ -55,10 +57,6 @@ export const MODULE_LOCAL_ONLY: Partial<Record<TableName, string>> = {
   ...PAYMENTS_LOCAL_ONLY,
   loyalty_accounts: 'derived: what each holder (the pool, an appliance) may spend per customer, maintained with every loyalty ledger row on each node and rebuildable from the replicated ledger (docs/loyalty.md)',
   upload_blobs: "the cloud's copy of uploaded photos' bytes (issue 28 point 16), which every cloud node reads; photos never sync (an appliance keeps its own on its disk, the entry's photo_type/photo_bytes say one exists)",
-  // The till (issue 25, migration 0025): written from the till's steps on; they join the order entity's sync with step 5 (docs/till.md).
-  order_payments: 'the till (issue 25): payments on orders without a table; not replicated yet (docs/till.md, across sync)',
-  order_discounts: 'the till (issue 25): discounts; not replicated yet (docs/till.md, across sync)',
-  receipts: "the till (issue 25): receipt numbers, given by the one node that numbers a restaurant's receipts (the appliance; the cloud for a restaurant without one), so they stay gapless; not replicated yet (docs/till.md)",
   printers: "the restaurant's printers on its own network (docs/kitchen.md): configured on the node that prints (the appliance or a stand-alone server); a cloud never opens a printer connection, so it has no printers",
   print_jobs: "this node's outbox to its own printers (docs/kitchen.md): each ticket is printed by the node that made the job; synced orders make their jobs on arrival (the 'printing' change-log consumer)",
   floor_table_status: "the table status last announced to this node's tablets: each node derives statuses from its own bills, orders and reservations and announces its own changes",

@@ -66,7 +66,8 @@ describe('the frame every area plugs into (AREAS.md "Shape")', () => {
       'haccp-overdue': '*/5 * * * *',
     };
     // The appliance sends its print jobs (issue 24); the cloud never prints.
-    expect(schedule(local)).toEqual({ ...common, 'loyalty-lease-returns': '*/5 * * * *', 'printing.deliver': '*/2 * * * * *' });
+    // The till's safety net after sync (issue 25) runs where the till is: orders paid in full by the union of both sides' payments.
+    expect(schedule(local)).toEqual({ ...common, 'loyalty-lease-returns': '*/5 * * * *', 'printing.deliver': '*/2 * * * * *', 'till.settle': '* * * * *' });
     expect(schedule(cloud)).toEqual({ ...common, 'loyalty-lease-renewal': '*/5 * * * *' });
     // And the scheduler plugin registered exactly those (plus the appliance's backup where it has one).
     expect(cloud.app.scheduler.names().sort()).toEqual(Object.keys(schedule(cloud)).sort());

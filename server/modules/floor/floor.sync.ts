@@ -7,6 +7,9 @@ import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick
 import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { newPublicCode } from './floor.rules.js';
+import { familyOf, rootOf } from './floor.bill-family.js';
+import { floorRepository } from './floor.repository.js';
+import { flushPendingOrders } from '../orders/orders.sync.js';
 import { BillRow, PaymentRow, RoundRow, TableRow, TableStatus, ZoneRow } from './floor.schemas.js';
 
 /**
@@ -43,6 +46,14 @@ const paymentRow = (p: z.infer<typeof PaymentRow>, tenantId: string): BillPaymen
   received_cents: p.received_cents ?? null,
   change_cents: p.change_cents ?? 0,
   items: p.items ?? '[]',
+});
+const MovedPayload = z.object({
+  bill: BillRow,
+  from_table_id: z.uuid(),
+  to_table_id: z.uuid(),
+  merged_into: z.uuid().nullable().optional(),
+  member_ids: z.array(z.uuid()).max(1000).optional(),
+  order_ids: z.array(z.uuid()).max(1000).optional(),
 });
 const BillSnapshot = z.object({ bill: BillRow, rounds: z.array(RoundRow).max(1000), payments: z.array(PaymentRow).max(1000) });
 
@@ -487,6 +498,8 @@ class FloorBatch implements FloorStore, BatchState {
     this.bills.clear();
     this.rounds.clear();
     this.payments.clear();
+    // Flushed before the batch ends (a bill moved): the open bills of a table are read again when asked for.
+    this.openLoaded.clear();
   }
 }
 
@@ -611,6 +624,14 @@ const billDescriptor: EntityDescriptor = {
         }
         return { payload: { bill: strip(existing) } };
       }
+      case 'bill.moved': {
+        const p = parsePayload(MovedPayload, change.payload, 'een verplaatste rekening');
+        if (p.bill.id !== change.entity_id) throw new RejectOp('Ongeldige wijziging voor een rekening.');
+        // Rare: the batch's pending bills, rounds and orders are written first; the move works on the rows directly.
+        await floorStore.peek(ctx, tenantId)?.flush(trx);
+        await flushPendingOrders(trx, ctx);
+        return await applyMove(trx, change, ctx, p);
+      }
       case 'bill.snapshot': {
         if (ctx.mode !== 'adopt') throw new RejectOp('Een momentopname van een rekening komt alleen uit de cloud.');
         const p = parsePayload(BillSnapshot, change.payload, 'een rekening');
@@ -645,5 +666,64 @@ const billDescriptor: EntityDescriptor = {
     return { changes, next: snapshotNext(changes, limit) };
   },
 };
+
+/**
+ * A bill moved to another table (POST /floorplan/bills/:id/move, CONTRACT §19): last writer wins in
+ * cloud apply order. Merging (the cloud), the bill a moved bill lives in moves (a bill merged into
+ * another meanwhile moves with its family), with the bills merged into it, their rounds and the
+ * rounds' orders; when the target table has another open bill here, the moved bill is merged into
+ * it, as the API does. Adopting (an appliance), the cloud's resulting bill row is taken as it is (an
+ * open bill of this node on that table is merged into it, as for any adopted open bill) and the
+ * family's bills, rounds and orders follow it to its table. The orders' `updated_at` only moves
+ * forward (the later of theirs and the move's), so both sides end alike whatever came first.
+ */
+async function applyMove(trx: Tx, change: SyncChange, ctx: ApplyContext, p: z.infer<typeof MovedPayload>) {
+  const tenantId = change.tenant_id;
+  const at = change.created_at;
+  const existing = await floorRepository.findBill(trx, tenantId, change.entity_id);
+  if (!existing && (await trx.selectFrom('bills').select('id').where('id', '=', change.entity_id).executeTakeFirst())) throw new RejectOp(OTHER_TENANT);
+  let root: BillsTable;
+  let from: string;
+  let mergedInto: string | null = null;
+  if (ctx.mode === 'adopt') {
+    const row = billRow(p.bill, tenantId);
+    if (row.status === 'open') {
+      const other = await floorRepository.findOpenBill(trx, tenantId, row.table_id);
+      if (other && other.id !== row.id) await trx.updateTable('bills').set({ status: 'merged', merged_into: row.id, closed_at: row.updated_at, conflict: MERGED_NOTE, updated_at: row.updated_at }).where('id', '=', other.id).execute();
+    }
+    from = p.from_table_id;
+    mergedInto = p.merged_into ?? null;
+    await upsertById(trx, 'bills', row as unknown as { id: string } & Record<string, unknown>);
+    root = row;
+  } else {
+    if (!existing) throw new RejectOp('Rekening niet gevonden.');
+    await assertTenantRef(trx, 'floor_tables', p.to_table_id, tenantId, 'De tafel waar de rekening heen gaat', ctx.batch);
+    const current = await rootOf(trx, tenantId, existing);
+    from = current.table_id;
+    root = current;
+    if (current.table_id !== p.to_table_id) {
+      const there = current.status === 'open' ? await floorRepository.findOpenBill(trx, tenantId, p.to_table_id) : undefined;
+      root = there && there.id !== current.id ? { ...current, table_id: p.to_table_id, status: 'merged', merged_into: there.id, updated_at: at } : { ...current, table_id: p.to_table_id, updated_at: at };
+      mergedInto = root.status === 'merged' ? root.merged_into : null;
+      await trx.updateTable('bills').set(root).where('id', '=', root.id).execute();
+    }
+  }
+  // The family follows its root: the bills merged into it, their rounds and the rounds' orders.
+  const fam = await familyOf(trx, tenantId, root);
+  const others = fam.members.filter((m) => m.id !== root.id && m.table_id !== root.table_id).map((m) => m.id);
+  if (others.length > 0) await trx.updateTable('bills').set({ table_id: root.table_id, updated_at: at }).where('id', 'in', others).execute();
+  await floorRepository.moveRounds(trx, tenantId, fam.members.map((m) => m.id), root.table_id);
+  const orderIds = [...new Set(fam.rounds.map((r) => r.order_id))];
+  if (orderIds.length > 0) {
+    await trx
+      .updateTable('orders')
+      .set({ table_id: root.table_id, updated_at: sql<string>`case when updated_at < ${at} then ${at} else updated_at end` })
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', orderIds)
+      .execute();
+  }
+  const { tenant_id: _t, ...bill } = root;
+  return { payload: { bill, from_table_id: from, to_table_id: root.table_id, merged_into: mergedInto, member_ids: fam.members.filter((m) => m.id !== root.id).map((m) => m.id), order_ids: orderIds } };
+}
 
 export const floorSync: EntityDescriptor[] = [zoneDescriptor, tableDescriptor, billDescriptor];

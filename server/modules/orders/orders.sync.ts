@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
-import type { OrderCourseFiresTable, OrderItemsTable, OrderItemVoidsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
+import type { OrderCourseFiresTable, OrderDiscountsTable, OrderItemsTable, OrderItemVoidsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
 import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
 import { Allergen, CreateProductBody } from '../menu/menu.schemas.js';
 import { toOrderDto } from './orders.service.js';
+import { DISCOUNT_KINDS, orderFigures } from '../till/till.rules.js';
 import { isFinal, STATUS_RANK, transition } from './orders.rules.js';
 import { CreateOrderBody, IdempotencyKey, ORDER_SOURCES, OrderSource, OrderStatus, type Order } from './orders.schemas.js';
 
@@ -179,6 +180,18 @@ async function validatePushed(trx: Tx, change: SyncChange, ctx: ApplyContext): P
     const v = parsePayload(PushedVoid, p, 'een annulering');
     await assertRefs(trx, ctx, 'users', [v.void.user_id], 'De medewerker van deze annulering');
     return { ...v, order: p.order };
+  }
+  if (change.kind === 'order.discounted') {
+    const d = parsePayload(PushedDiscount, p, 'een korting');
+    if (d.discount.order_id !== change.entity_id) throw new RejectOp('Ongeldige korting.');
+    await assertRefs(trx, ctx, 'users', [d.discount.user_id], 'De medewerker van deze korting');
+    await assertNotForeign(trx, 'loyalty_customers', d.discount.customer_id, change.tenant_id, 'De klant van deze korting');
+    return { ...d, order: p.order };
+  }
+  if (change.kind === 'order.customer_attached') {
+    const c = parsePayload(PushedCustomer, p, 'een klant');
+    await assertNotForeign(trx, 'loyalty_customers', c.customer_id, change.tenant_id, 'De klant van deze bestelling');
+    return { ...c, order: p.order };
   }
   throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
 }
@@ -563,8 +576,9 @@ async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx:
     created_by: p.created_by ?? null,
     created_at: o.created_at,
     updated_at: o.updated_at,
-    discount_cents: 0,
-    customer_id: null,
+    // A snapshot (adopting) carries the till's columns (0025); a pushed new order has no discounts and no loyalty guest yet.
+    discount_cents: ctx.mode === 'adopt' && typeof o.discount_cents === 'number' ? o.discount_cents : 0,
+    customer_id: ctx.mode === 'adopt' && typeof (p as { customer_id?: unknown }).customer_id === 'string' ? ((p as { customer_id?: string }).customer_id ?? null) : null,
   };
   const items: OrderItemsTable[] = o.items.map((i, position) => ({
     id: i.id,
@@ -607,6 +621,108 @@ const PushedVoid = z.object({
   }),
 });
 
+/** A discount given at the till (CONTRACT §19): the row as written (its tenant is the change's). */
+const PushedDiscount = z.object({
+  discount: z.object({
+    id: z.uuid(),
+    order_id: z.uuid(),
+    item_id: z.uuid().nullable(),
+    kind: z.enum(DISCOUNT_KINDS),
+    value: z.number().int().min(1).max(10_000_000).nullable(),
+    amount_cents: z.number().int().min(1).max(100_000_000),
+    points: z.number().int().min(1).max(10_000_000).nullable(),
+    customer_id: z.uuid().nullable(),
+    loyalty_transaction_id: z.string().min(1).max(100).nullable(),
+    reason: z.string().trim().min(1).max(200),
+    user_id: z.uuid().nullable(),
+    created_at: Timestamp,
+  }),
+});
+/** A guest attached at the till: the loyalty customer and the order's resulting name and phone. */
+const PushedCustomer = z.object({
+  customer_id: z.uuid(),
+  order: z.looseObject({ customer: z.object({ name: z.string().trim().min(1).max(120).nullable(), phone: z.string().trim().min(6).max(30).nullable() }) }),
+});
+
+/**
+ * An id inside a pushed payload that may name a row the same push makes later (a guest created with
+ * the attach): refused only when it is a row of another restaurant (never a link across restaurants).
+ */
+async function assertNotForeign(trx: Tx, table: 'loyalty_customers' | 'orders' | 'bills', id: string | null, tenantId: string, what: string): Promise<void> {
+  if (id === null) return;
+  const row = await trx.selectFrom(table as 'orders').select('tenant_id').where('id', '=', id).executeTakeFirst();
+  if (row && row.tenant_id !== tenantId) throw new RejectOp(`${what} hoort bij een ander restaurant.`);
+}
+export { assertNotForeign };
+
+/** The order's `total_cents` and `discount_cents` from its lines (voids left out) and the union of its discounts (CONTRACT §19, as the service computes them). */
+async function figuresFor(trx: Tx, orderId: string, items: ReadonlyArray<Pick<OrderItemsTable, 'id' | 'total_cents' | 'vat_rate'>>): Promise<{ total_cents: number; discount_cents: number; discounts: OrderDiscountsTable[] }> {
+  const discounts = await trx.selectFrom('order_discounts').selectAll().where('order_id', '=', orderId).orderBy('created_at').orderBy('id').execute();
+  const f = orderFigures(
+    items.map((i) => ({ id: i.id, total_cents: i.total_cents, vat_rate: i.vat_rate })),
+    discounts.map((d) => ({ item_id: d.item_id, amount_cents: d.amount_cents })),
+  );
+  return { total_cents: f.total_cents, discount_cents: f.discount_cents, discounts };
+}
+
+/** What the order's till payments (order_payments, a union across sync) add up to. */
+export async function tillPaidOf(trx: Tx, orderId: string): Promise<number> {
+  const r = await trx.selectFrom('order_payments').select((eb) => eb.fn.sum<number>('amount_cents').as('n')).where('order_id', '=', orderId).executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+const euro = (cents: number): string => `€ ${(cents / 100).toFixed(2).replace('.', ',')}`;
+/**
+ * The note when the union of an order's till payments is more than its total after discounts (both
+ * sides of an outage took money, or a discount arrived after it was paid): every payment is kept
+ * (it is real money), and the op is answered as a visible `conflict` saying what to give back.
+ */
+export const overpaidNote = (number: string, over: number): string =>
+  `Bestelling ${number} is ${euro(over)} te veel betaald (betalingen van beide kanten, of een korting na de betaling); alle betalingen zijn bewaard: geef ${euro(over)} terug.`;
+
+/**
+ * A discount or a guest at the till (CONTRACT §19), ops of the order. A discount is a ledger row
+ * inserted once by its id; the order's `discount_cents` and `total_cents` are recomputed from the
+ * union of its discounts (a discount given on both sides of an outage counts once each, never
+ * below zero). The guest is last-writer-wins in cloud apply order (adopting: the cloud's).
+ */
+async function applyTill(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<{ order: Order; conflict?: string }> {
+  const found = await loadOrder(trx, change.entity_id);
+  if (!found || found.row.tenant_id !== change.tenant_id) throw new RejectOp('Bestelling niet gevonden.');
+  const orderId = change.entity_id;
+  const later = (a: string, b: string) => (a > b ? a : b);
+  let conflict: string | undefined;
+  if (change.kind === 'order.discounted') {
+    const { discount: d } = parsePayload(PushedDiscount, change.payload, 'een korting');
+    if (d.order_id !== orderId) throw new RejectOp('Ongeldige korting.');
+    if (d.item_id !== null && !found.items.some((i) => i.id === d.item_id)) throw new RejectOp('Bestelregel niet gevonden.');
+    if (await insertIfAbsent(trx, 'order_discounts', { ...d, tenant_id: change.tenant_id })) {
+      const f = await figuresFor(trx, orderId, found.items);
+      await trx.updateTable('orders').set({ total_cents: f.total_cents, discount_cents: f.discount_cents, updated_at: later(change.created_at, found.row.updated_at) }).where('id', '=', orderId).execute();
+      if (ctx.side === 'cloud' && ctx.mode === 'merge') {
+        const paid = await tillPaidOf(trx, orderId);
+        if (paid > f.total_cents) conflict = overpaidNote(found.row.number, paid - f.total_cents);
+      }
+    }
+  } else {
+    const c = parsePayload(PushedCustomer, change.payload, 'een klant');
+    await trx
+      .updateTable('orders')
+      .set({ customer_id: c.customer_id, customer_name: c.order.customer.name, customer_phone: c.order.customer.phone, updated_at: later(change.created_at, found.row.updated_at) })
+      .where('id', '=', orderId)
+      .execute();
+  }
+  await adoptUpdatedAt(trx, change, ctx);
+  const after = (await loadOrder(trx, orderId))!;
+  const discounts = await trx.selectFrom('order_discounts').selectAll().where('order_id', '=', orderId).orderBy('created_at').orderBy('id').execute();
+  return { order: toOrderDto(after.row, after.items, discounts), ...(conflict ? { conflict } : {}) };
+}
+
+/** The batch's pending orders written now (a rare op of another entity that then works on the order rows directly: a bill moved, a till payment). */
+export async function flushPendingOrders(trx: Tx, ctx: ApplyContext): Promise<void> {
+  await orderStore.peek(ctx)?.flush(trx);
+}
+
 /**
  * A fired course or a void (CONTRACT §17), each an op with its own id. A void is inserted once by
  * its id (a void made offline counts once) and the line's voided units are the sum of its voids,
@@ -645,8 +761,13 @@ async function applyFireOrVoid(trx: Tx, change: SyncChange, ctx: ApplyContext): 
       const voided = Math.min(item.quantity, sum);
       const lineTotal = item.unit_price_cents * (item.quantity - voided);
       await trx.updateTable('order_items').set({ voided_quantity: voided, total_cents: lineTotal }).where('id', '=', item.id).execute();
-      const total = found.items.reduce((acc, i) => acc + (i.id === item.id ? lineTotal : i.total_cents), 0);
-      await trx.updateTable('orders').set({ total_cents: total, updated_at: change.created_at > found.row.updated_at ? change.created_at : found.row.updated_at }).where('id', '=', orderId).execute();
+      // The order's total after its discounts (the union's; a discount never takes more than is left), as the service computes it.
+      const f = await figuresFor(trx, orderId, found.items.map((i) => (i.id === item.id ? { ...i, total_cents: lineTotal } : i)));
+      await trx
+        .updateTable('orders')
+        .set({ total_cents: f.total_cents, discount_cents: f.discount_cents, updated_at: change.created_at > found.row.updated_at ? change.created_at : found.row.updated_at })
+        .where('id', '=', orderId)
+        .execute();
     }
   }
   await adoptUpdatedAt(trx, change, ctx);
@@ -672,10 +793,15 @@ async function adoptFiresAndVoids(
   change: SyncChange,
   payload: object,
 ): Promise<void> {
-  const p = payload as { fire_rows?: Array<Omit<OrderCourseFiresTable, 'tenant_id' | 'order_id'>>; void_rows?: Array<Omit<OrderItemVoidsTable, 'tenant_id' | 'order_id'>> };
+  const p = payload as {
+    fire_rows?: Array<Omit<OrderCourseFiresTable, 'tenant_id' | 'order_id'>>;
+    void_rows?: Array<Omit<OrderItemVoidsTable, 'tenant_id' | 'order_id'>>;
+    discount_rows?: Array<Omit<OrderDiscountsTable, 'tenant_id'>>;
+  };
   const fires = Array.isArray(p.fire_rows) ? p.fire_rows : [];
   const voids = Array.isArray(p.void_rows) ? p.void_rows : [];
-  if (fires.length === 0 && voids.length === 0) return;
+  const discounts = Array.isArray(p.discount_rows) ? p.discount_rows : [];
+  if (fires.length === 0 && voids.length === 0 && discounts.length === 0) return;
   if (store instanceof OrdersBatch) await store.flush(trx);
   const orderId = change.entity_id;
   for (const f of fires) {
@@ -683,6 +809,17 @@ async function adoptFiresAndVoids(
     await insertIfAbsent(trx, 'order_course_fires', { ...f, tenant_id: change.tenant_id, order_id: orderId });
   }
   for (const v of voids) await insertIfAbsent(trx, 'order_item_voids', { ...v, tenant_id: change.tenant_id, order_id: orderId });
+  for (const d of discounts) await insertIfAbsent(trx, 'order_discounts', { ...d, tenant_id: change.tenant_id, order_id: orderId });
+}
+
+/** A snapshot's till columns (0025) that differ from the row: the figures after discounts and the guest, as the cloud has them. */
+function tillColumns(row: OrdersTable, p: { order: Partial<Order>; customer_id?: unknown }): Partial<OrdersTable> {
+  const patch: Partial<OrdersTable> = {};
+  if (typeof p.order.total_cents === 'number' && p.order.total_cents !== row.total_cents) patch.total_cents = p.order.total_cents;
+  if (typeof p.order.discount_cents === 'number' && p.order.discount_cents !== row.discount_cents) patch.discount_cents = p.order.discount_cents;
+  const customerId = typeof p.customer_id === 'string' ? p.customer_id : null;
+  if (customerId !== row.customer_id) patch.customer_id = customerId;
+  return patch;
 }
 
 /**
@@ -708,7 +845,7 @@ export const ordersSync: EntityDescriptor[] = [
     merge: 'monotonic-status',
     // Others' effects on an order only go forward (paid by a bill or a payment): echoes may be skipped.
     echo: 'skip-equal',
-    tables: ['orders', 'order_items', 'order_status_history', 'order_course_fires', 'order_item_voids'],
+    tables: ['orders', 'order_items', 'order_status_history', 'order_course_fires', 'order_item_voids', 'order_discounts'],
     async apply(trx, change, ctx) {
       // From a device: validated like an API request first, and then only the validated payload is used and recorded.
       if (ctx.side === 'cloud' && ctx.mode === 'merge') change = { ...change, payload: await validatePushed(trx, change, ctx) };
@@ -721,6 +858,12 @@ export const ordersSync: EntityDescriptor[] = [
         conflict = r.conflict;
         order = r.order ?? (await snapshot(store, change.entity_id));
         if (r.idempotency_key !== undefined) merged = { idempotency_key: r.idempotency_key };
+      } else if (change.kind === 'order.discounted' || change.kind === 'order.customer_attached') {
+        // Rare ops as well (the till): pending orders written first, then the rows directly.
+        if (store instanceof OrdersBatch) await store.flush(trx);
+        const r = await applyTill(trx, change, ctx);
+        order = r.order;
+        conflict = r.conflict;
       } else if (change.kind === 'order.course_fired' || change.kind === 'order.item_voided') {
         // Rare ops: the batch's pending orders are written first, then the op works on the rows directly.
         if (store instanceof OrdersBatch) await store.flush(trx);
@@ -773,6 +916,7 @@ export const ordersSync: EntityDescriptor[] = [
           if (status !== found.row.status) patch.status = status;
           if (p.order.payment_status === 'paid' && found.row.payment_status !== 'paid') patch.payment_status = 'paid';
           if (typeof p.order.updated_at === 'string' && p.order.updated_at !== found.row.updated_at) patch.updated_at = p.order.updated_at;
+          Object.assign(patch, tillColumns(found.row, p));
           if (Object.keys(patch).length > 0) await store.update(change.entity_id, patch);
           order = toOrderDto({ ...found.row, ...patch }, found.items);
         }
@@ -800,12 +944,17 @@ export const ordersSync: EntityDescriptor[] = [
       for (const f of await db.selectFrom('order_course_fires').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('course').execute()) fires.get(f.order_id)!.push(wire(f));
       const voids = new Map<string, Array<Omit<OrderItemVoidsTable, 'tenant_id' | 'order_id'>>>(ids.map((id) => [id, []]));
       for (const v of await db.selectFrom('order_item_voids').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('created_at').orderBy('id').execute()) voids.get(v.order_id)!.push(wire(v));
+      const discounts = new Map<string, OrderDiscountsTable[]>(ids.map((id) => [id, []]));
+      for (const d of await db.selectFrom('order_discounts').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('created_at').orderBy('id').execute()) discounts.get(d.order_id)!.push(d);
       const changes = rows.map((r) => ({
         entity: 'order',
         entity_id: r.id,
         kind: 'order.snapshot',
         payload: {
-          order: toOrderDto(r, items.get(r.id)!),
+          order: toOrderDto(r, items.get(r.id)!, discounts.get(r.id)!),
+          // The till (0025): the guest's loyalty id and the discounts as rows (the order's figures come with it).
+          customer_id: r.customer_id,
+          ...(discounts.get(r.id)!.length ? { discount_rows: discounts.get(r.id)!.map(({ tenant_id: _t, ...d }) => d) } : {}),
           business_day: r.business_day,
           origin: r.origin,
           idempotency_key: r.idempotency_key,

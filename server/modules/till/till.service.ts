@@ -1,5 +1,6 @@
 import type { ChangeLog, Writer } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import { AppError, conflict, forbidden, invalidField } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { e164OrThrow } from '../../shared/phone.js';
@@ -24,6 +25,8 @@ import { receiptLines } from './till.html.js';
 export interface TillDeps {
   db: Db;
   changes: ChangeLog;
+  /** For the settle job's window (default the system clock). */
+  clock?: Clock;
   orders: OrdersService;
   floor: FloorService;
   loyalty: LoyaltyService;
@@ -104,8 +107,10 @@ export function createTillService(deps: TillDeps) {
       paid_at: w.now,
       created_at: w.now,
     };
-    // Local to the node that numbers the restaurant's receipts (sync-descriptors.ts): no change-log entry.
+    // Numbered only here (the node that numbers the restaurant's receipts); the other side gets a read-only copy (till.sync.ts).
     await repo.insertReceipt(w.trx, row);
+    const { tenant_id: _t, ...wire } = row;
+    await w.record({ entity: 'receipt', entityId: row.id, kind: 'receipt.issued', payload: { receipt: wire } });
     return row;
   }
 
@@ -178,6 +183,41 @@ export function createTillService(deps: TillDeps) {
         return { order: after, payment: toPaymentDto(row), paid_cents: paid, open_cents: Math.max(0, order.total_cents - paid), change_cents: change };
       });
       return r;
+    },
+
+    /**
+     * The till's minute job (till.jobs.ts), the safety net after sync: an order without a table whose
+     * till payments, as the union of both sides' (each paid a part during an outage), add up to its
+     * total is marked paid here (`order.paid` with `provider: 'kassa'` and its hooks: points, the
+     * receipt where this node numbers them). Only payments of the last two days are looked at.
+     * Returns the ids it marked.
+     */
+    async settleSynced(): Promise<string[]> {
+      const since = new Date((deps.clock ?? systemClock).now().getTime() - 2 * 86_400_000).toISOString();
+      const rows = await db
+        .selectFrom('order_payments as p')
+        .innerJoin('orders as o', 'o.id', 'p.order_id')
+        .select(['o.id as id', 'o.tenant_id as tenant_id', 'o.total_cents as total_cents'])
+        .select((eb) => eb.fn.sum<number>('p.amount_cents').as('paid'))
+        .where('p.created_at', '>=', since)
+        .where('o.payment_status', '=', 'open')
+        .where('o.status', '!=', 'cancelled')
+        .where('o.table_id', 'is', null)
+        .groupBy(['o.id', 'o.tenant_id', 'o.total_cents'])
+        .execute();
+      const marked: string[] = [];
+      for (const r of rows) {
+        if (Number(r.total_cents) <= 0 || Number(r.paid) < Number(r.total_cents)) continue;
+        const actor: Actor = { tenantId: r.tenant_id, userId: null, via: 'pos' };
+        const done = await changes.write(r.tenant_id, async (w) => {
+          const all = paidOf(await repo.orderPayments(w.trx, r.tenant_id, r.id));
+          const order = await orderFor(r.tenant_id, r.id, w);
+          if (order.payment_status === 'paid' || order.status === 'cancelled' || all < order.total_cents) return false;
+          return (await orders.markPaidIn(w, actor, r.id, { provider: 'kassa', amount_cents: all })).changed;
+        });
+        if (done) marked.push(r.id);
+      }
+      return marked;
     },
 
     /** The till payments of an order. */

@@ -74,7 +74,7 @@ describe('webhooks across sync: one sender per event', () => {
     n.transport.offline = false;
     n.transport.faults.push('lose-response');
     await expect(n.engine.pushOnce()).rejects.toThrow(/verbinding/);
-    expect(await n.engine.pendingCount()).toBe(4); // three order ops and the payment's journal entry: not acknowledged here ...
+    expect(await n.engine.pendingCount()).toBe(5); // three order ops, the payment's journal entry and the receipt: not acknowledged here ...
     expect((await n.cloud.services.orders.get(n.tenant.id, order.id)).payment_status).toBe('paid'); // ... but applied there
     await settle(n.cloud);
     expect(rx.requests).toHaveLength(3);
