@@ -144,7 +144,8 @@ describeBrowser('revenue and the day close in the back office (issue 25)', () =>
     const closes = await r.api('GET', '/day-closes');
     expect(closes.data[0]).toMatchObject({ number: 1, forced: true, cash_expected_cents: 2000, cash_counted_cents: 1850, cash_difference_cents: -150, orders: { count: 3, gross_cents: 4200 } });
     // The printable page and the CSV behind the links: headed by the restaurant, not "Kassa".
-    const printed = await page.evaluate(async (href) => (await fetch(href!)).text(), await row.locator('a:has-text("Afdruk")').getAttribute('href'));
+    const printHref = await row.locator('a:has-text("Afdruk")').getAttribute('href');
+    const printed = await page.evaluate(async (href) => (await fetch(href!)).text(), printHref);
     expect(printed).toContain('<h1>Brasserie De Beheerder</h1>');
     expect(printed).toContain('Lepelstraat 1, 1011 AB Amsterdam');
     expect(printed).toContain('BTW NL001234567B01');
@@ -152,6 +153,13 @@ describeBrowser('revenue and the day close in the back office (issue 25)', () =>
     expect(csv).toContain('Kasverschil;-1,50');
     expect(await axeCheck(page)).toEqual([]);
     await shot(page, 'dayclose-4-closed-1280');
+
+    // The printable page as the accountant sees it.
+    const paper = await r.admin(420, 1100);
+    await paper.goto(`${r.base}${printHref}`);
+    await paper.waitForSelector('h1');
+    await shot(paper, 'dayclose-6-print');
+    await paper.context().close();
 
     const phone = await r.admin(390, 844);
     await screenReady(phone, '/beheer/dagafsluiting', r.base, r.slug);

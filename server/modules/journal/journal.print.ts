@@ -65,7 +65,7 @@ export function closeHtml(c: DayCloseDto, r: CloseRestaurant): string {
   const row = (k: string, v: string, cls = '') => `<tr${cls ? ` class="${cls}"` : ''}><th scope="row">${esc(k)}</th><td>${esc(v)}</td></tr>`;
   const section = (title: string, rows: string) => `<h2>${esc(title)}</h2><table>${rows}</table>`;
   const vat = c.vat.length
-    ? `<table class="vat"><thead><tr><th scope="col">Btw</th><th scope="col">Netto</th><th scope="col">Btw</th><th scope="col">Bruto</th></tr></thead><tbody>${c.vat
+    ? `<table class="vat"><thead><tr><th scope="col">Tarief</th><th scope="col">Netto</th><th scope="col">Btw</th><th scope="col">Bruto</th></tr></thead><tbody>${c.vat
         .map((v) => `<tr><th scope="row">${v.rate}%</th><td>${euro(v.net_cents)}</td><td>${euro(v.vat_cents)}</td><td>${euro(v.gross_cents)}</td></tr>`)
         .join('')}</tbody></table>`
     : '<p>Geen omzet.</p>';
