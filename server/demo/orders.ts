@@ -1,7 +1,11 @@
 import { ChangeLog } from '../db/change-log.js';
 import { ManualClock } from '../shared/clock.js';
-import { createOrdersService } from '../modules/orders/orders.service.js';
-import type { OrderStatus } from '../modules/orders/orders.schemas.js';
+import { conflict } from '../shared/errors.js';
+import { createOrdersService, type OrdersService } from '../modules/orders/orders.service.js';
+import type { Order, OrderStatus } from '../modules/orders/orders.schemas.js';
+import { createJournalService, type JournalService } from '../modules/journal/journal.service.js';
+import { createTillService, type TillService } from '../modules/till/till.service.js';
+import { createLoyaltyService, type LoyaltyService } from '../modules/loyalty/loyalty.service.js';
 import type { DemoContext } from './seed.js';
 import { DEMO_MENU, demoModifiers, groupsOf } from './menu.js';
 
@@ -23,6 +27,74 @@ export function historyWeeks(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
+ * The till of the history on the history's own clock (issue 25): a journal, an orders service that
+ * journals, and the till that takes payments and discounts, wired as the composition root wires them
+ * (server/modules/index.ts: an order without a table gets its receipt number when paid, a guest
+ * attached to it earns points). The
+ * journal and the change log are the real ones, so the chain verifies like a real evening's.
+ */
+export function historyTill(ctx: DemoContext, clock: ManualClock): { changes: ChangeLog; journal: JournalService; orders: OrdersService; till: TillService; loyalty: LoyaltyService } {
+  const { runtime } = ctx;
+  const db = runtime.handle.db;
+  const { tenants, menu, floor } = runtime.services;
+  const changes = new ChangeLog(db, clock, runtime.changes.origin);
+  const journal = createJournalService({ db, changes, clock, tenants, role: 'local' });
+  const orders = createOrdersService({ db, changes, menu, tenants, journal });
+  const loyalty = createLoyaltyService({ db, changes, tenants });
+  // A paid order with a guest attached earns points (as in server/modules/index.ts).
+  orders.on('paid', (w, actor, order) => loyalty.earnForOrder(w, actor, order).then(() => {}));
+  const till = createTillService({
+    db, changes, orders, floor, loyalty, tenants, journal,
+    numbersReceipts: async () => true,
+    numbersWhenPaid: true,
+    printReceipt: async () => {
+      throw conflict('De demo drukt geen bonnen af.');
+    },
+  });
+  orders.on('paid', (w, actor, order) => (order.table_id ? Promise.resolve() : till.issueIn(w, actor.tenantId, { order_id: order.id, total_cents: order.total_cents }).then(() => {})));
+  return { changes, journal, orders, till, loyalty };
+}
+
+/** A regular who gives his number at the till, and now and then pays part of the bill with his points. */
+const REGULAR = { name: 'Jeroen de Graaf', phone: '06 21436587' } as const;
+
+/** A discount now and then, given by the manager with a reason (CONTRACT §19). */
+const DISCOUNTS: ReadonlyArray<{ kind: 'percent' | 'amount' | 'comp'; value?: number; line?: 'drink' | 'main'; reason: string }> = [
+  { kind: 'percent', value: 10, reason: 'Vaste gast' },
+  { kind: 'comp', line: 'drink', reason: 'Lang gewacht op het hoofdgerecht' },
+  { kind: 'amount', value: 500, reason: 'Klacht: biefstuk te ver doorgebakken' },
+  { kind: 'percent', value: 15, reason: 'Verjaardag' },
+  { kind: 'comp', line: 'main', reason: 'Teruggestuurd: koud geserveerd' },
+];
+
+/**
+ * How a table pays at the till, as a Dutch bistro sees it: mostly pin, a fifth cash (a note handed
+ * over, change back), some credit card, now and then a gift card (for the whole bill, or €25 of it
+ * and the rest by pin); a tip rounds up to the euro now and then. Through `till.payOrder`: payment
+ * rows with their method, received and change, the journal, the order marked paid in full.
+ */
+async function payAtTill(till: TillService, actor: { tenantId: string; userId: string; via: 'pos' }, order: Order, random: () => number): Promise<void> {
+  const total = order.total_cents;
+  const r = random();
+  const tip = random() < 0.3 ? Math.ceil((total + 1) / 100) * 100 - total + (random() < 0.3 ? 200 : 0) : 0;
+  if (r < 0.58) {
+    await till.payOrder(actor, order.id, { method: 'pin', amount_cents: total, tip_cents: tip });
+  } else if (r < 0.8) {
+    const due = total + tip;
+    const note = [500, 1000, 2000, 5000].find((n) => n >= due * (random() < 0.5 ? 1 : 1.4)) ?? 5000;
+    const received = random() < 0.15 ? due : Math.ceil(due / note) * note;
+    await till.payOrder(actor, order.id, { method: 'contant', amount_cents: total, tip_cents: tip, received_cents: received });
+  } else if (r < 0.93) {
+    await till.payOrder(actor, order.id, { method: 'creditcard', amount_cents: total, tip_cents: tip });
+  } else if (total > 2500) {
+    await till.payOrder(actor, order.id, { method: 'cadeaubon', amount_cents: 2500 });
+    await till.payOrder(actor, order.id, { method: 'pin', amount_cents: total - 2500, tip_cents: tip });
+  } else {
+    await till.payOrder(actor, order.id, { method: 'cadeaubon', amount_cents: total });
+  }
+}
+
+/**
  * Eight weeks of service (for forecasts, analytics and payroll) and a handful of live orders.
  * History is written through the real orders service and change log, with a clock set to each
  * order's moment, so it is indistinguishable from orders taken back then.
@@ -37,9 +109,12 @@ export async function seedOrders(ctx: DemoContext): Promise<void> {
   const mains = products.filter((p) => p.price_cents >= 1700);
   const drinks = products.filter((p) => p.price_cents < 600 && p.vat_rate !== null);
   const clock = new ManualClock();
-  const changes = new ChangeLog(runtime.handle.db, clock, runtime.changes.origin);
-  const orders = createOrdersService({ db: runtime.handle.db, changes, menu: runtime.services.menu, tenants: runtime.services.tenants });
+  const { orders, till, loyalty } = historyTill(ctx, clock);
   const staff = ctx.staff.filter((s) => s.job === 'bediening' || s.job === 'bar');
+  // Separate generators for the till (methods, tips, discounts): the other draws stay as they were.
+  const tillRandom = rng(20261125);
+  const manager = { tenantId: tenant.id, userId: ctx.admin.id, via: 'pos' as const, role: 'admin' as const };
+  let discounts = 0;
 
   const today = runtime.clock.now();
   const weeks = historyWeeks();
@@ -78,7 +153,26 @@ export async function seedOrders(ctx: DemoContext): Promise<void> {
       clock.advance(10 * 60_000);
       for (const course of new Set(order.items.filter((i) => i.held).map((i) => i.course))) await orders.fire(actor, order.id, course);
       clock.advance((15 + random() * 30) * 60_000);
-      await orders.markPaid(actor, order.id, { provider: via === 'web' ? 'simulator' : 'pin' });
+      if (via === 'web') {
+        await orders.markPaid(actor, order.id, { provider: 'simulator' });
+      } else {
+        let bill = order;
+        const guest = tillRandom();
+        if (guest < 0.025) {
+          // The regular: his number at the till (he earns points when paid); with 100 points saved he pays € 5 with them.
+          bill = await till.attachCustomer(actor, order.id, REGULAR);
+          if ((await loyalty.balanceByPhone(tenant.id, REGULAR.phone)).balance >= 100 && bill.total_cents > 500 && tillRandom() < 0.6) {
+            bill = (await till.addDiscount({ ...actor, role: 'staff' }, order.id, { kind: 'points', value: 100, reason: 'Punten ingewisseld' })).order;
+            discounts += 1;
+          }
+        } else if (guest < 0.05) {
+          // The manager gives a discount, with its reason, before the table pays.
+          const d = DISCOUNTS[discounts++ % DISCOUNTS.length]!;
+          const line = d.line === 'drink' ? order.items.at(-1) : d.line === 'main' ? order.items[0] : undefined;
+          bill = (await till.addDiscount(manager, order.id, { kind: d.kind, ...(d.value !== undefined ? { value: d.value } : {}), ...(line ? { item_id: line.id } : {}), reason: d.reason })).order;
+        }
+        await payAtTill(till, { tenantId: tenant.id, userId: waiter.id, via: 'pos' }, bill, tillRandom);
+      }
       await orders.setStatus(actor, order.id, 'completed');
       count++;
     }
@@ -129,5 +223,6 @@ export async function seedOrders(ctx: DemoContext): Promise<void> {
     if (status !== 'new') await runtime.services.orders.setStatus(actor, order.id, status);
   }
   ctx.counts.orders_history = count;
+  ctx.counts.discounts = discounts;
   ctx.counts.orders_live = live.length;
 }

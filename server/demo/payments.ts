@@ -4,6 +4,7 @@ import { createOrdersService } from '../modules/orders/orders.service.js';
 import { createPaymentsService } from '../modules/payments/payments.service.js';
 import { createPaymentProviders } from '../modules/payments/providers.js';
 import { createPublicOrdersService } from '../modules/public/public.service.js';
+import { createJournalService } from '../modules/journal/journal.service.js';
 import { historyWeeks } from './orders.js';
 import { demoModifiers } from './menu.js';
 import { demoUrl, type DemoContext } from './seed.js';
@@ -38,8 +39,10 @@ async function webOrdering(ctx: DemoContext, seed: number) {
   const db = runtime.handle.db;
   const changes = new ChangeLog(db, clock, runtime.changes.origin);
   const { tenants, menu, sync } = runtime.services;
-  const orders = createOrdersService({ db, changes, menu, tenants });
-  const payments = createPaymentsService({ db, changes, clock, orders, providers: createPaymentProviders({ db, clock, config: runtime.config }) });
+  // Online payments and refunds in the journal, on this clock (the day close counts them).
+  const journal = createJournalService({ db, changes, clock, tenants, role: 'local' });
+  const orders = createOrdersService({ db, changes, menu, tenants, journal });
+  const payments = createPaymentsService({ db, changes, clock, orders, journal, providers: createPaymentProviders({ db, clock, config: runtime.config }) });
   const publicOrders = createPublicOrdersService({ db, changes, clock, config: runtime.config, tenants, menu, orders, payments, sync });
   const base = (runtime.config.publicBaseUrl ?? demoUrl(runtime.config)).replace(/\/+$/, '');
 

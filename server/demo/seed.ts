@@ -23,6 +23,7 @@ import { seedInsights } from './insights.js';
 import { seedPartners } from './partners.js';
 import { seedPayments, seedWebOrders } from './payments.js';
 import { seedPrinting } from './printing.js';
+import { seedDayCloses } from './closes.js';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Bistro De Gouden Lepel';
@@ -115,6 +116,8 @@ export const AREAS: Array<[area: string, seeder: DemoSeeder]> = [
   ['floor', seedFloor],
   ['insights', seedInsights],
   ['partners', seedPartners],
+  // After every area that books money in the history; before tonight's web orders.
+  ['day closes', seedDayCloses],
   ['payments', seedPayments],
   ['printing', seedPrinting],
 ];

@@ -4,7 +4,7 @@ import { seedDemo, DEMO_STAFF } from '../../../../server/demo/seed.js';
 import { addDays } from '../analytics/history.js';
 
 describe('demo restaurant: insights', () => {
-  it('has worked shifts for every demo employee, corrections kept, waste with its reasons, and every insight shows something', { timeout: 180_000 }, async () => {
+  it('has worked shifts for every demo employee, corrections kept, waste with its reasons, and every insight shows something', { timeout: 300_000 }, async () => {
     vi.stubEnv('DEMO_HISTORY_WEEKS', '2');
     onTestFinished(() => {
       vi.unstubAllEnvs();
