@@ -31,6 +31,7 @@
  *
  *   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/db npx tsx bench/cloud-capacity.bench.ts
  *   BENCH_CAP_NODES=1,2 BENCH_CAP_TENANTS=200 BENCH_CAP_DEVICES_PER_TENANT=5 BENCH_CAP_FACTORS=0,1,2,4,8,16,32 BENCH_CAP_STEP_SECONDS=30
+ *   BENCH_CAP_CPU_PROF=/tmp/prof: a V8 CPU profile (.cpuprofile) of each node, written when it stops.
  */
 import fs from 'node:fs';
 import { setMaxListeners } from 'node:events';
@@ -243,6 +244,8 @@ async function runConfiguration(nodeCount: number, o: CapacityOptions, seeded: A
     for (let i = 0; i < nodeCount; i++) {
       nodes.push(
         await startServer('cloud-node', {
+          // BENCH_CAP_CPU_PROF=<dir>: a V8 CPU profile of each node (written when the node stops).
+          ...(process.env.BENCH_CAP_CPU_PROF ? { execArgv: ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CAP_CPU_PROF] } : {}),
           env: { BENCH_NODE_DATABASE_URL: seeded.url, ...(nodeCount > 1 ? { BENCH_NODE_REDIS_URL: REDIS_URL, BENCH_NODE_REDIS_PREFIX: prefix } : {}) },
         }),
       );

@@ -338,8 +338,16 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
     /**
      * Creates an order with menu prices. With an idempotency key, a repeat answers the original
      * (`created: false`); the unique index on (tenant, key) settles concurrent repeats.
+     * `alongside` runs in the new order's own transaction, after its `order.created` is recorded
+     * (not for a repeat): a caller's rows that belong with the order (the public order's row and
+     * its payment) commit with it instead of in transactions of their own.
      */
-    async create(actor: Actor & { via: OrderSource }, input: CreateOrderInput, idempotencyKey?: string): Promise<{ order: Order; created: boolean }> {
+    async create(
+      actor: Actor & { via: OrderSource },
+      input: CreateOrderInput,
+      idempotencyKey?: string,
+      alongside?: (w: Writer, order: Order) => Promise<void>,
+    ): Promise<{ order: Order; created: boolean }> {
       const key = idempotencyKey ?? input.idempotency_key;
       if (idempotencyKey && input.idempotency_key && idempotencyKey !== input.idempotency_key) {
         throw new AppError('VALIDATION', "Ongeldige invoer: de Idempotency-Key-header en 'idempotency_key' verschillen.", {
@@ -462,6 +470,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
             kind: 'order.created',
             payload: { order, history: wireHistory(history), business_day: day, origin: row.origin, idempotency_key: row.idempotency_key, request_hash: row.request_hash, created_by: row.created_by },
           });
+          if (alongside) await alongside(w, order);
           return order;
         });
         return { order, created: true };

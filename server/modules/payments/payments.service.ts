@@ -5,6 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { JournalAppender } from '../journal/journal.service.js';
 import type { Actor, OrdersService, PaymentInfo } from '../orders/orders.service.js';
+import type { Order } from '../orders/orders.schemas.js';
 import { ProviderRefused, ProviderUnavailable, type PaymentProvider, type ProviderName, type ProviderPayment } from './payments.provider.js';
 import { paymentsRepository as repo, type PaymentFilter, type PaymentRow, type RefundRow } from './payments.repository.js';
 import type { Payment, Refund } from './payments.schemas.js';
@@ -80,6 +81,11 @@ export const toRefundDto = (r: RefundRow): Refund => ({
   updated_at: r.updated_at,
 });
 
+/** A payment row claimed inside its order's transaction (claimOrderPaymentIn), for startOrderPayment. */
+export interface OrderPaymentClaim {
+  row: PaymentRow;
+}
+
 const paymentChange = (row: PaymentRow, kind: string) => ({ entity: 'payment', entityId: row.id, kind, payload: { payment: row } });
 const refundChange = (row: RefundRow, kind: string) => ({ entity: 'payment_refund', entityId: row.id, kind, payload: { refund: row } });
 
@@ -111,6 +117,32 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
    * Asks the provider to start a checkout for an (uncommitted-to-the-provider) payment row;
    * idempotent by our payment id, so concurrent repeats get the same provider payment.
    */
+  /** A new open payment of the whole order, recorded as `payment.created` (the claim's insert). */
+  async function insertOrderPayment(w: Writer, tenantId: string, order: Pick<Order, 'id' | 'total_cents'>): Promise<PaymentRow> {
+    const row: PaymentRow = {
+      id: newId(),
+      tenant_id: tenantId,
+      origin: changes.origin,
+      provider: providers.active.name,
+      provider_payment_id: null,
+      purpose: 'order',
+      order_id: order.id,
+      table_name: null,
+      bill_id: null,
+      amount_cents: order.total_cents,
+      tip_cents: 0,
+      status: 'open',
+      checkout_url: null,
+      note: null,
+      paid_at: null,
+      created_at: w.now,
+      updated_at: w.now,
+    };
+    await repo.insert(w.trx, row);
+    await w.record(paymentChange(row, 'payment.created'));
+    return row;
+  }
+
   async function openAtProvider(row: PaymentRow, input: StartPaymentInput): Promise<PaymentRow> {
     if (row.provider_payment_id) return row;
     const provider = providerFor(row.provider);
@@ -267,7 +299,7 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
      * The checkout of a public order: its open payment when there is one (so repeats and retries
      * get the same checkout), else a new one. Null when the order is paid already.
      */
-    async startOrderPayment(input: StartPaymentInput & { orderId: string }): Promise<Payment | null> {
+    async startOrderPayment(input: StartPaymentInput & { orderId: string }, claimed?: OrderPaymentClaim): Promise<Payment | null> {
       const claim = async () =>
         changes.write(input.tenantId, async (w) => {
           const order = await orders.getIn(w, input.tenantId, input.orderId);
@@ -278,30 +310,10 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
           if (paid) return paid;
           const open = existing.find((p) => p.status === 'open');
           if (open) return open;
-          const row: PaymentRow = {
-            id: newId(),
-            tenant_id: input.tenantId,
-            origin: changes.origin,
-            provider: providers.active.name,
-            provider_payment_id: null,
-            purpose: 'order',
-            order_id: input.orderId,
-            table_name: null,
-            bill_id: null,
-            amount_cents: order.total_cents,
-            tip_cents: 0,
-            status: 'open',
-            checkout_url: null,
-            note: null,
-            paid_at: null,
-            created_at: w.now,
-            updated_at: w.now,
-          };
-          await repo.insert(w.trx, row);
-          await w.record(paymentChange(row, 'payment.created'));
-          return row;
+          return insertOrderPayment(w, input.tenantId, order);
         });
-      let row = await claim();
+      // Claimed in the order's own transaction (claimOrderPaymentIn): the row that claim would find.
+      let row = claimed?.row ?? (await claim());
       if (!row) return null;
       // An open payment found again (a retried request) may have ended at the provider meanwhile.
       if (row.status === 'open' && row.provider_payment_id && (await refresh(row)) === 'changed') {
@@ -310,6 +322,16 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
       }
       if (row.status === 'paid') return dto(row);
       return dto(await openAtProvider(row, input));
+    },
+
+    /**
+     * `startOrderPayment`'s claim for an order created in this very transaction (`w`), so the
+     * payment row and its `payment.created` commit with the order (the public order: one
+     * transaction instead of two). A new order has no payment yet and is neither paid nor
+     * cancelled, so this is what the claim would insert. Pass the result to `startOrderPayment`.
+     */
+    async claimOrderPaymentIn(w: Writer, tenantId: string, order: Order): Promise<OrderPaymentClaim> {
+      return { row: await insertOrderPayment(w, tenantId, order) };
     },
 
     /**

@@ -1,5 +1,5 @@
 import type { Role } from '../../shared/role.js';
-import type { ChangeLog } from '../../db/change-log.js';
+import type { ChangeLog, Writer } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
 import { conflict, invalidField, isAppError, notFound } from '../../shared/errors.js';
@@ -8,7 +8,7 @@ import type { SyncService } from '../../../sync/service.js';
 import type { MenuService } from '../menu/menu.service.js';
 import type { Order } from '../orders/orders.schemas.js';
 import type { Actor, OrdersService } from '../orders/orders.service.js';
-import type { PaymentsService } from '../payments/payments.service.js';
+import type { OrderPaymentClaim, PaymentsService } from '../payments/payments.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { publicRepository as repo, type PublicOrderRow } from './public.repository.js';
 import type { Intake, IntakeStatus, PublicMenu, PublicOrderInput, PublicOrderView, PublicPaymentView, PublicTableBill } from './public.schemas.js';
@@ -171,14 +171,9 @@ export function createPublicOrdersService(deps: {
         }
       }
       const actor: Actor & { via: 'web' } = { tenantId: t.id, userId: null, via: 'web' };
-      const { order, created } = await orders.create(
-        actor,
-        { items: input.items, notes: kitchenNotes(input, table?.name ?? null), customer: { name: input.customer.name, phone }, ...(table ? { table_id: table.id } : {}) },
-        key ? `web:${key}` : undefined,
-      );
       const paymentRequired = input.type !== 'table';
-      const row: PublicOrderRow = {
-        id: order.id,
+      const rowOf = (o: Order): PublicOrderRow => ({
+        id: o.id,
         tenant_id: t.id,
         type: input.type,
         customer_email: input.customer.email ?? null,
@@ -186,15 +181,29 @@ export function createPublicOrdersService(deps: {
         delivery_address: input.type === 'delivery' ? input.delivery_address! : null,
         payment_required: paymentRequired ? 1 : 0,
         appliance_silent_since: intake.silentSince,
-        created_at: order.created_at,
-      };
-      // Its own small transaction after the order's (the orders module owns that one); a repeat
-      // with the same key writes it if a crash came between.
-      await changes.write(t.id, async (w) => {
-        if (await repo.insertIfAbsent(w.trx, row)) await w.record({ entity: 'public_order', entityId: row.id, kind: 'public_order.created', payload: { public_order: row } });
+        created_at: o.created_at,
       });
+      const writeRow = async (w: Writer, row: PublicOrderRow) => {
+        if (await repo.insertIfAbsent(w.trx, row)) await w.record({ entity: 'public_order', entityId: row.id, kind: 'public_order.created', payload: { public_order: row } });
+      };
+      // A new order's public row and its payment's claim commit in the order's own transaction
+      // (order.created, public_order.created, payment.created: the same changes in the same order
+      // as three transactions did, in one; bench/README.md "Cloud capacity").
+      let claimed: OrderPaymentClaim | undefined;
+      const { order, created } = await orders.create(
+        actor,
+        { items: input.items, notes: kitchenNotes(input, table?.name ?? null), customer: { name: input.customer.name, phone }, ...(table ? { table_id: table.id } : {}) },
+        key ? `web:${key}` : undefined,
+        async (w, o) => {
+          await writeRow(w, rowOf(o));
+          if (paymentRequired) claimed = await payments.claimOrderPaymentIn(w, t.id, o);
+        },
+      );
+      // A repeat with the same key: written now if a crash came between (orders before this change
+      // wrote the row in a transaction of its own); the payment is claimed (found again) below.
+      if (!created) await changes.write(t.id, (w) => writeRow(w, rowOf(order)));
       const payment = paymentRequired
-        ? await payments.startOrderPayment({ tenantId: t.id, orderId: order.id, baseUrl: baseUrlOf(requestOrigin), description: `Bestelling ${order.number} bij ${t.name}` })
+        ? await payments.startOrderPayment({ tenantId: t.id, orderId: order.id, baseUrl: baseUrlOf(requestOrigin), description: `Bestelling ${order.number} bij ${t.name}` }, claimed)
         : null;
       return {
         created,

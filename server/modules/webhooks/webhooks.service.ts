@@ -170,6 +170,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
    * that travelled through sync). A subscription gets the events its node sees after it was
    * created (event time), never older history.
    */
+  /** Batches whose `handle` queued deliveries, until their `afterCommit` (the same array object). */
+  const queued = new WeakSet<ChangeRecord[]>();
   const consumer: ChangeConsumer = {
     name: WEBHOOK_CONSUMER,
     batchSize: 500,
@@ -215,10 +217,15 @@ export function createWebhooksService(deps: WebhooksDeps) {
           });
         }
       }
-      if (rows.length) await webhooksRepository.enqueue(trx, rows);
+      if (rows.length) {
+        await webhooksRepository.enqueue(trx, rows);
+        queued.add(batch);
+      }
     },
-    afterCommit() {
-      sender.kick();
+    // Only a batch that queued deliveries wakes the sender (its claim is a write of its own); a
+    // delivery that is due later (a retry) has the sender's own timer.
+    afterCommit(batch) {
+      if (queued.delete(batch)) sender.kick();
     },
   };
 
