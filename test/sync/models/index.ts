@@ -7,6 +7,7 @@ import { shiftsModel } from './shifts.js';
 import { loyaltyModel } from './loyalty.js';
 import { partnersModel } from './partners.js';
 import { depthModel } from './depth.js';
+import { tillModel } from './till.js';
 
 /**
  * The areas that take part in the sync convergence property, one line each (see ./types.ts).
@@ -21,4 +22,5 @@ export const AREA_MODELS: AreaModel[] = [
   loyaltyModel,
   partnersModel,
   depthModel,
+  tillModel,
 ];
