@@ -113,24 +113,15 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
     return toPaymentDto(row, await repo.refundsOf(db, [row.id]));
   }
 
-  /**
-   * Asks the provider to start a checkout for an (uncommitted-to-the-provider) payment row;
-   * idempotent by our payment id, so concurrent repeats get the same provider payment.
-   */
-  /** A new open payment of the whole order, recorded as `payment.created` (the claim's insert). */
-  async function insertOrderPayment(w: Writer, tenantId: string, order: Pick<Order, 'id' | 'total_cents'>): Promise<PaymentRow> {
+  /** A new open payment (the claim's insert), recorded as `payment.created` in the caller's transaction. */
+  async function insertOpenPayment(w: Writer, tenantId: string, what: Pick<PaymentRow, 'purpose' | 'order_id' | 'table_name' | 'bill_id' | 'amount_cents' | 'tip_cents'>): Promise<PaymentRow> {
     const row: PaymentRow = {
       id: newId(),
       tenant_id: tenantId,
       origin: changes.origin,
       provider: providers.active.name,
       provider_payment_id: null,
-      purpose: 'order',
-      order_id: order.id,
-      table_name: null,
-      bill_id: null,
-      amount_cents: order.total_cents,
-      tip_cents: 0,
+      ...what,
       status: 'open',
       checkout_url: null,
       note: null,
@@ -143,6 +134,14 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
     return row;
   }
 
+  /** A new open payment of the whole order. */
+  const insertOrderPayment = (w: Writer, tenantId: string, order: Pick<Order, 'id' | 'total_cents'>): Promise<PaymentRow> =>
+    insertOpenPayment(w, tenantId, { purpose: 'order', order_id: order.id, table_name: null, bill_id: null, amount_cents: order.total_cents, tip_cents: 0 });
+
+  /**
+   * Asks the provider to start a checkout for an (uncommitted-to-the-provider) payment row;
+   * idempotent by our payment id, so concurrent repeats get the same provider payment.
+   */
   async function openAtProvider(row: PaymentRow, input: StartPaymentInput): Promise<PaymentRow> {
     if (row.provider_payment_id) return row;
     const provider = providerFor(row.provider);
@@ -350,28 +349,7 @@ export function createPaymentsService(deps: { db: Db; changes: ChangeLog; clock:
         const pending = (await repo.openForBill(w.trx, input.tenantId, input.billId)).reduce((s, p) => s + p.amount_cents, 0);
         const available = input.openCents - pending;
         if (input.amountCents > available) throw tooMuch(available);
-        const r: PaymentRow = {
-          id: newId(),
-          tenant_id: input.tenantId,
-          origin: changes.origin,
-          provider: providers.active.name,
-          provider_payment_id: null,
-          purpose: 'table',
-          order_id: null,
-          table_name: input.tableName,
-          bill_id: input.billId,
-          amount_cents: input.amountCents,
-          tip_cents: input.tipCents,
-          status: 'open',
-          checkout_url: null,
-          note: null,
-          paid_at: null,
-          created_at: w.now,
-          updated_at: w.now,
-        };
-        await repo.insert(w.trx, r);
-        await w.record(paymentChange(r, 'payment.created'));
-        return r;
+        return insertOpenPayment(w, input.tenantId, { purpose: 'table', order_id: null, table_name: input.tableName, bill_id: input.billId, amount_cents: input.amountCents, tip_cents: input.tipCents });
       });
       // Optimistic re-check with the bill as it is now: a payment that became paid between the
       // floor's answer and our claim lowered what is open. Over-committed: withdraw ours.
