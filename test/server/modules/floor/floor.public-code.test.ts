@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { up as migrate0019 } from '../../../../server/db/migrations/0019_table_public_code.js';
 import { createTestApp } from '../../../helpers/app.js';
@@ -85,7 +84,11 @@ describe('sync: the pay-at-table code', () => {
     const { cloud, appliance, tenant, floor } = await joined();
     // As after the upgrade: each node drew its own code for the same tables and left its note.
     for (const [side, c] of [[cloud, 'cccccccccccccccc'], [appliance, 'aaaaaaaaaaaaaaaa']] as const) {
-      await side.handle.db.updateTable('floor_tables').set({ public_code: sql<string>`${c.slice(0, 14)} || replace(replace(substr(id, length(id) - 1, 2), '0', 'x'), '1', 'y')` }).where('tenant_id', '=', tenant.id).execute();
+      // A distinct code per table (the last two characters of the ids can be the same: the unique index refused that once in CI).
+      const ids = await side.handle.db.selectFrom('floor_tables').select('id').where('tenant_id', '=', tenant.id).orderBy('id').execute();
+      for (const [i, { id }] of ids.entries()) {
+        await side.handle.db.updateTable('floor_tables').set({ public_code: `${c.slice(0, 14)}${'abcdefghijk'[i]}${'23456789'[i % 8]}` }).where('id', '=', id).execute();
+      }
       await side.handle.db.insertInto('meta').values({ key: `floor.announce_codes:${tenant.id}`, value: '0019' }).execute();
     }
     expect(await codeOn(cloud, floor.t1.id)).not.toBe(await codeOn(appliance, floor.t1.id));
