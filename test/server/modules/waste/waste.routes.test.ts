@@ -10,13 +10,16 @@ async function setup() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waste-test-'));
   onTestFinished(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const t = await createTestApp({ env: { DATA_DIR: dataDir } });
-  t.clock.set('2026-11-20T10:00:00.000Z');
+  // The intake is booked five minutes before the waste, so "latest movement first" is the waste's
+  // removal by time and never by a tie-break on the two ids (the removal's id is derived, not time-ordered).
+  t.clock.set('2026-11-20T09:55:00.000Z');
   const r = await t.seedTenant();
   const admin = await r.adminCookie();
   const koelcel = (await t.services.stock.createLocation(r.id, { name: 'Koelcel', is_default: true })).id;
   const zalm = (await t.services.menu.createProduct(r.id, { name: 'Zalm', price_cents: 0, cost_cents: 2400, unit: 'kg', on_menu: false })).id;
   const intake = await t.req({ method: 'POST', url: '/api/v1/stock', cookie: admin, payload: { productId: zalm, locationId: koelcel, type: 'INTAKE', quantity: 10 } });
   expect(intake.statusCode).toBe(201);
+  t.clock.set('2026-11-20T10:00:00.000Z');
   return { t, r, dataDir, admin, staff: await r.staffCookie(), koelcel, zalm };
 }
 
