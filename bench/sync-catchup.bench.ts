@@ -526,6 +526,12 @@ async function generateInsights(rt: Runtime, clock: ManualClock, cloud: CloudInf
   return out;
 }
 
+/** A fresh session of the bench restaurant's admin in the cloud. */
+async function cloudAdminCookie(url: string): Promise<string> {
+  const login = await fetch(`${url}/api/v1/auth/admin-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', email: 'admin@bench.test', password: 'geheim-wachtwoord-1' }) });
+  return (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+}
+
 /**
  * Public ordering while the appliance is offline (issue 12): guests order pickup from the cloud's
  * public menu over HTTP and choose "betaald" (every fifth "mislukt") on the simulator's checkout page,
@@ -534,10 +540,7 @@ async function generateInsights(rt: Runtime, clock: ManualClock, cloud: CloudInf
  */
 async function generatePayments(server: Awaited<ReturnType<typeof startCloud>>['server'], info: CloudInfo, s: Scenario): Promise<CatchupResult['payments']> {
   // A fresh admin session per refund: the cloud's clock walks through the outage (web orders), so a session goes idle.
-  const adminCookie = async () => {
-    const login = await fetch(`${server.url}/api/v1/auth/admin-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', email: 'admin@bench.test', password: 'geheim-wachtwoord-1' }) });
-    return (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-  };
+  const adminCookie = () => cloudAdminCookie(server.url);
   const out = { orders: 0, paid: 0, failed: 0, refunds: 0 };
   const n = Math.round(s.hours * publicPerHour);
   for (let i = 0; i < n; i++) {
@@ -592,7 +595,7 @@ async function comparePayments(rt: Runtime, info: CloudInfo): Promise<string[]> 
 }
 
 /** After the catch-up: the same shifts, corrections and waste on both sides; with the cloud's address, the same payroll CSV too (hours counted once). */
-async function compareInsights(rt: Runtime, info: CloudInfo, cloudHttp?: { url: string; cookie: string }): Promise<string[]> {
+async function compareInsights(rt: Runtime, info: CloudInfo, cloudUrl?: string): Promise<string[]> {
   const db = rt.handle.db;
   const problems: string[] = [];
   const client = new pg.Client({ connectionString: info.pgUrl });
@@ -610,11 +613,12 @@ async function compareInsights(rt: Runtime, info: CloudInfo, cloudHttp?: { url: 
   } finally {
     await client.end();
   }
-  if (cloudHttp) {
+  if (cloudUrl) {
     const from = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
     const to = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const local = (await rt.services.shifts.payrollCsv(info.tenantId, from, to)).body.toString('utf8');
-    const res = await fetch(`${cloudHttp.url}/api/v1/shifts/export-payroll?from=${from}&to=${to}`, { headers: { cookie: cloudHttp.cookie } });
+    // As the admin: staff get only their own row (CONTRACT §13), the appliance's service call gets every row.
+    const res = await fetch(`${cloudUrl}/api/v1/shifts/export-payroll?from=${from}&to=${to}`, { headers: { cookie: await cloudAdminCookie(cloudUrl) } });
     // The bytes, not res.text(): a WHATWG UTF-8 decode drops the byte-order mark.
     const remote = Buffer.from(await res.arrayBuffer()).toString('utf8');
     if (remote !== local) {
@@ -812,7 +816,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     verify.problems.push(...(await compareFloor(rt, info)));
     verify.problems.push(...(await compareLoyalty(rt, info)));
     verify.problems.push(...(await compareStock(rt, info)));
-    verify.problems.push(...(await compareInsights(rt, info, { url: server.url, cookie })));
+    verify.problems.push(...(await compareInsights(rt, info, server.url)));
     verify.problems.push(...(await comparePayments(rt, info)));
     const webhooks = hooks ? await drainWebhooks(info, hooks, start) : { result: { deliveries: 0, orderCreated: 0, drainMs: 0, duplicates: 0, retried: 0 }, problems: [] };
     verify.problems.push(...webhooks.problems);
