@@ -38,7 +38,7 @@ import { TxBatch } from '../sync/apply-helpers.js';
 import { httpTransport } from '../sync/transport.js';
 import { machine, percentile, table } from './lib/format.js';
 import { assertDurability } from './lib/seed.js';
-import { compareOrders, mib, rssSampler, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
+import { compareOrders, mib, rssSampler, sqliteCounter, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
 import { benchConfig } from './lib/tmp.js';
 import { startServer } from './lib/child.js';
 import pg from 'pg';
@@ -71,10 +71,25 @@ export interface CatchupResult {
   pushBytes: number;
   peakRssAppliance: number;
   peakRssCloud: number;
+  /** The bench process's (the appliance's) RSS when the catch-up began (it generated the outage before) and its peak V8 heap during it. */
+  startRssAppliance: number;
+  peakHeapAppliance: number;
+  /** The appliance's SQLite statements and transactions during the timed push and pull (bench/lib/sync.ts sqliteCounter). */
+  applianceSql: { push: { statements: number; transactions: number }; pull: { statements: number; transactions: number } };
+  /** Pull answers: pages, bytes as JSON (BENCH_SYNC_BYTES=1, else 0), the largest page. */
+  pullBytes: { total: number; max: number };
   /** Web orders posted to the cloud every 100 ms: answer latency (ms) before the catch-up (idle) and during it. */
   web: { idle: number[]; during: number[] };
   /** A new appliance joining afterwards (an empty database): bootstrap by snapshot vs by replaying the whole log. */
-  join: { snapshotMs: number; snapshotRows: number; replayMs: number; replayChanges: number; problems: string[] };
+  join: {
+    snapshotMs: number;
+    snapshotRows: number;
+    replayMs: number;
+    replayChanges: number;
+    problems: string[];
+    /** The snapshot join on the new appliance: SQLite statements and transactions, snapshot and pull requests, peak RSS/heap of this process during it. */
+    snapshot: { statements: number; transactions: number; snapshotPages: number; pullPages: number; bytes: number; maxPage: number; peakRss: number; peakHeap: number; startRss: number };
+  };
   verify: Awaited<ReturnType<typeof compareOrders>>;
   /** Food-safety records made during the outage (docs/haccp.md): readings, incidents, actions, checklist runs. */
   haccp: { logs: number; incidents: number; actions: number; runs: number; ops: number; chains: string };
@@ -774,6 +789,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     server.child.send({ type: 'sql-profile', action: 'reset' }); // BENCH_SQL_PROFILE=1: profile the catch-up only
     shop = webShop(server, cookie, info.products);
     const rss = rssSampler([server.child.pid!]);
+    const counter = sqliteCounter();
+    counter.reset();
     const t0 = performance.now();
     let pushBatches = 0;
     let pushedOps = 0;
@@ -791,6 +808,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       if (!r.more) break;
     }
     const t1 = performance.now();
+    const pushSql = counter.get();
+    counter.reset();
     pullProfile.clear();
     let pullPages = 0;
     let pulledChanges = 0;
@@ -801,6 +820,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       if (!r.more) break;
     }
     const t2 = performance.now();
+    const pullSql = counter.get();
     server.child.send({ type: 'sql-profile', action: 'print' });
     if (process.env.BENCH_SQL_PROFILE) {
       console.error('bench appliance pull profile (adopt, per entity):');
@@ -838,6 +858,10 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
       pushBytes: transport.get('/api/v1/sync/push').bytesOut,
       peakRssAppliance: peak.self,
       peakRssCloud: peak.others[0]!,
+      startRssAppliance: peak.start,
+      peakHeapAppliance: peak.heap,
+      applianceSql: { push: pushSql, pull: pullSql },
+      pullBytes: { total: transport.get('/api/v1/sync/pull').bytesIn, max: transport.get('/api/v1/sync/pull').maxIn },
       web: { idle, during },
       join,
       verify,
@@ -865,19 +889,39 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
 async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>['server'], info: CloudInfo): Promise<CatchupResult['join']> {
   const login = await fetch(`${server.url}/api/v1/auth/admin-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', email: 'admin@bench.test', password: 'geheim-wachtwoord-1' }) });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-  const out = { snapshotMs: 0, snapshotRows: 0, replayMs: 0, replayChanges: 0, problems: [] as string[] };
+  const out: CatchupResult['join'] = {
+    snapshotMs: 0,
+    snapshotRows: 0,
+    replayMs: 0,
+    replayChanges: 0,
+    problems: [],
+    snapshot: { statements: 0, transactions: 0, snapshotPages: 0, pullPages: 0, bytes: 0, maxPage: 0, peakRss: 0, peakHeap: 0, startRss: 0 },
+  };
+  const counter = sqliteCounter();
   for (const bootstrap of ['snapshot', 'replay'] as const) {
     const res = await fetch(`${server.url}/api/v1/sync/devices`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Nieuwe kassa (${bootstrap})` }) });
     const { sync_key } = (await res.json()) as { sync_key: string };
     const { config, cleanup } = benchConfig(`join-${bootstrap}`);
     const rt = await createRuntime(config);
     try {
-      const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock: rt.clock, transport: httpTransport(server.url, sync_key, { timeoutMs: 120_000 }), bootstrap, registry: syncRegistry });
+      const transport = new TimedTransport(httpTransport(server.url, sync_key, { timeoutMs: 120_000 }));
+      const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock: rt.clock, transport, bootstrap, registry: syncRegistry });
+      // BENCH_CPU_PROF_JOIN=dir: a CPU profile of this process (the new appliance) over the snapshot join.
+      const profiler = bootstrap === 'snapshot' && process.env.BENCH_CPU_PROF_JOIN ? await startCpuProfile() : null;
+      const rss = rssSampler([]);
+      counter.reset();
       const t0 = performance.now();
       const { pulled } = await engine.syncOnce();
       const ms = performance.now() - t0;
-      if (bootstrap === 'snapshot') Object.assign(out, { snapshotMs: ms, snapshotRows: pulled });
-      else Object.assign(out, { replayMs: ms, replayChanges: pulled });
+      const sqlCount = counter.get();
+      const peak = rss.stop();
+      if (profiler) console.error(`bench: CPU profile of the snapshot join in ${await profiler.stop(process.env.BENCH_CPU_PROF_JOIN!, 'join-snapshot')}`);
+      if (bootstrap === 'snapshot') {
+        Object.assign(out, { snapshotMs: ms, snapshotRows: pulled });
+        const snap = transport.get('/api/v1/sync/snapshot');
+        const pull = transport.get('/api/v1/sync/pull');
+        out.snapshot = { ...sqlCount, snapshotPages: snap.calls, pullPages: pull.calls, bytes: snap.bytesIn, maxPage: snap.maxIn, peakRss: peak.self, peakHeap: peak.heap, startRss: peak.start };
+      } else Object.assign(out, { replayMs: ms, replayChanges: pulled });
       out.problems.push(...(await compareOrders(rt, info)).problems.map((p) => `${bootstrap}: ${p}`));
       const haccp = await rt.services.haccp.verify(info.tenantId);
       if (!haccp.verified || haccp.chains.length === 0) out.problems.push(`${bootstrap}: the HACCP chains do not verify on the new appliance`);
@@ -892,6 +936,26 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
     }
   }
   return out;
+}
+
+/** A CPU profile of this process (node:inspector) from now until `stop`, written as `<dir>/<name>-<pid>.cpuprofile`. */
+async function startCpuProfile(): Promise<{ stop(dir: string, name: string): Promise<string> }> {
+  const { Session } = await import('node:inspector');
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 500 });
+  await post('Profiler.start');
+  return {
+    async stop(dir, name) {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      session.disconnect();
+      const file = `${dir}/${name}-${process.pid}.cpuprofile`;
+      (await import('node:fs')).writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
 }
 
 const sec = (ms: number) => (ms / 1000).toFixed(2);
@@ -942,7 +1006,7 @@ export async function runSyncCatchupBench(): Promise<CatchupResult[]> {
       console.log(`- ${s.name}, run ${k + 1}/${repeat}`);
       const r = await runCatchup(s);
       console.log(
-        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); web orders p50/p99 ms idle → during: ${webFigures(r.web)}; a new appliance joins by snapshot in ${sec(r.join.snapshotMs)} s (${r.join.snapshotRows} rows) vs by replay in ${sec(r.join.replayMs)} s (${r.join.replayChanges} changes)${r.join.problems.length ? ' NOT CONVERGED: ' + r.join.problems.join('; ') : ''}; bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)}, cloud ${mib(r.peakRssCloud)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}; HACCP chains verify on both sides (${r.haccp.chains})`}`,
+        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); web orders p50/p99 ms idle → during: ${webFigures(r.web)}; a new appliance joins by snapshot in ${sec(r.join.snapshotMs)} s (${r.join.snapshotRows} rows) vs by replay in ${sec(r.join.replayMs)} s (${r.join.replayChanges} changes)${r.join.problems.length ? ' NOT CONVERGED: ' + r.join.problems.join('; ') : ''}; bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)} (${mib(r.startRssAppliance)} at the start of the catch-up, peak heap ${mib(r.peakHeapAppliance)}), cloud ${mib(r.peakRssCloud)}; appliance SQLite statements/transactions push ${r.applianceSql.push.statements}/${r.applianceSql.push.transactions}, pull ${r.applianceSql.pull.statements}/${r.applianceSql.pull.transactions}${r.pullBytes.total ? `; pull bytes ${mib(r.pullBytes.total)} (largest page ${(r.pullBytes.max / 1024).toFixed(0)} KiB)` : ''}; snapshot join: ${r.join.snapshot.snapshotPages} snapshot pages + ${r.join.snapshot.pullPages} pull pages, ${r.join.snapshot.statements} statements in ${r.join.snapshot.transactions} transactions${r.join.snapshot.bytes ? `, ${mib(r.join.snapshot.bytes)} (largest page ${(r.join.snapshot.maxPage / 1024).toFixed(0)} KiB)` : ''}, peak RSS ${mib(r.join.snapshot.peakRss)} (from ${mib(r.join.snapshot.startRss)}), peak heap ${mib(r.join.snapshot.peakHeap)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}; HACCP chains verify on both sides (${r.haccp.chains})`}`,
       );
       results.push(r);
     }

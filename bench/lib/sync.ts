@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import pg from 'pg';
+import SqliteDatabase from 'better-sqlite3';
 import type { Runtime } from '../../server/runtime.js';
 import type { SyncReply, SyncRequest, SyncTransport } from '../../sync/transport.js';
 import { startServer, type BenchServer } from './child.js';
@@ -39,34 +40,51 @@ export function webOrders(server: BenchServer, n: number, from: Date, minutesApa
 
 /** Per-path time spent waiting for the cloud's answer (HTTP + cloud work), for the phase split. */
 export class TimedTransport implements SyncTransport {
-  readonly stats = new Map<string, { calls: number; ms: number; bytesOut: number }>();
-  constructor(private readonly inner: SyncTransport) {}
+  readonly stats = new Map<string, { calls: number; ms: number; bytesOut: number; bytesIn: number; maxIn: number }>();
+  /** `countIn`: also measure each answer's size as JSON (BENCH_SYNC_BYTES=1; costs a stringify per answer, outside the timed wait). */
+  constructor(
+    private readonly inner: SyncTransport,
+    private readonly countIn = process.env.BENCH_SYNC_BYTES === '1',
+  ) {}
   async send(req: SyncRequest): Promise<SyncReply> {
     const t0 = performance.now();
+    let reply: SyncReply | undefined;
     try {
-      return await this.inner.send(req);
+      return (reply = await this.inner.send(req));
     } finally {
-      const s = this.stats.get(req.path) ?? { calls: 0, ms: 0, bytesOut: 0 };
+      const s = this.stats.get(req.path) ?? { calls: 0, ms: 0, bytesOut: 0, bytesIn: 0, maxIn: 0 };
       s.calls += 1;
       s.ms += performance.now() - t0;
       if (req.body !== undefined) s.bytesOut += JSON.stringify(req.body).length;
+      if (this.countIn && reply) {
+        const n = Buffer.byteLength(JSON.stringify(reply.body) ?? '');
+        s.bytesIn += n;
+        s.maxIn = Math.max(s.maxIn, n);
+      }
       this.stats.set(req.path, s);
     }
   }
   reset(): void {
     this.stats.clear();
   }
-  get(path: string): { calls: number; ms: number; bytesOut: number } {
-    return this.stats.get(path) ?? { calls: 0, ms: 0, bytesOut: 0 };
+  get(path: string): { calls: number; ms: number; bytesOut: number; bytesIn: number; maxIn: number } {
+    return this.stats.get(path) ?? { calls: 0, ms: 0, bytesOut: 0, bytesIn: 0, maxIn: 0 };
   }
 }
 
-/** Peak resident set of this process and of other processes (by pid, from /proc), sampled every 50 ms. */
-export function rssSampler(pids: number[]): { stop(): { self: number; others: number[] } } {
-  let self = process.memoryUsage().rss;
+/**
+ * Peak resident set of this process and of other processes (by pid, from /proc), sampled every 50 ms;
+ * also this process's peak V8 heap (`heapUsed`) and its RSS when the sampler started.
+ */
+export function rssSampler(pids: number[]): { stop(): { self: number; others: number[]; heap: number; start: number } } {
+  const first = process.memoryUsage();
+  let self = first.rss;
+  let heap = first.heapUsed;
   const others = pids.map(() => 0);
   const sample = () => {
-    self = Math.max(self, process.memoryUsage().rss);
+    const m = process.memoryUsage();
+    self = Math.max(self, m.rss);
+    heap = Math.max(heap, m.heapUsed);
     pids.forEach((pid, i) => {
       try {
         const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
@@ -82,10 +100,40 @@ export function rssSampler(pids: number[]): { stop(): { self: number; others: nu
     stop() {
       clearInterval(timer);
       sample();
-      return { self, others };
+      return { self, others, heap, start: first.rss };
     },
   };
 }
+
+/**
+ * Counts the SQLite statements this process executes (better-sqlite3's Statement run/all/get/iterate,
+ * which Kysely's driver calls once per query) and the transactions among them (`begin`): the
+ * appliance's deterministic cost of a phase, whatever the machine's load.
+ */
+export function sqliteCounter(): { reset(): void; get(): { statements: number; transactions: number } } {
+  const probe = new SqliteDatabase(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown> & { __counted?: boolean };
+  probe.close();
+  if (!proto.__counted) {
+    proto.__counted = true;
+    for (const name of ['run', 'all', 'get', 'iterate']) {
+      const original = proto[name] as (this: { source: string }, ...args: unknown[]) => unknown;
+      proto[name] = function (this: { source: string }, ...args: unknown[]) {
+        sqliteCounts.statements += 1;
+        if (/^\s*begin/i.test(this.source)) sqliteCounts.transactions += 1;
+        return original.apply(this, args);
+      };
+    }
+  }
+  return {
+    reset() {
+      sqliteCounts.statements = 0;
+      sqliteCounts.transactions = 0;
+    },
+    get: () => ({ ...sqliteCounts }),
+  };
+}
+const sqliteCounts = { statements: 0, transactions: 0 };
 
 export const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
 
