@@ -18,15 +18,14 @@ import {
   MAX_OP_BYTES,
   MAX_PAYLOAD_DEPTH,
   MAX_PULL_BYTES,
+  MAX_SNAPSHOT_BYTES,
   OVERSIZED,
   PROTOCOL_VERSION,
   versionRefusal,
   type HelloResponse,
   type OpResult,
-  type PullResponse,
   type PushBody,
   type PushResponse,
-  type SnapshotResponse,
   type VersionWindow,
   type WireOp,
 } from './protocol.js';
@@ -382,28 +381,31 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
   }
 
   /**
-   * The tenant's changes after `cursor`, at most `limit`, and no more than MAX_PULL_BYTES of payload
-   * (at least one change): read in slices, so one page never holds more than a slice of big rows.
+   * The tenant's changes after `cursor`, at most `limit`, and no more than `maxBytes` as wire JSON
+   * (at least one change), serialized as they are read (`wireChange`: the stored payload text is
+   * never parsed): read in slices, so one page never holds more than a slice of big rows.
    */
-  async function readPage(tenantId: string, cursor: number, limit: number): Promise<{ changes: PullResponse['changes']; hasMore: boolean }> {
-    const changes: PullResponse['changes'] = [];
+  async function readPage(tenantId: string, cursor: number, limit: number, maxBytes = MAX_PULL_BYTES): Promise<{ parts: string[]; last: number; hasMore: boolean }> {
+    const parts: string[] = [];
     let bytes = 0;
     let after = cursor;
     // Taken before the read: a commit after this moment is heard (listening) or shows in the next read.
     const readAt = performance.now();
     for (;;) {
-      const slice = Math.min(100, limit + 1 - changes.length);
+      const slice = Math.min(100, limit + 1 - parts.length);
       const rows = await db.selectFrom('change_log').selectAll().where('tenant_id', '=', tenantId).where('seq', '>', after).orderBy('seq').limit(slice).execute();
       for (const r of rows) {
-        if (changes.length >= limit || (changes.length > 0 && bytes + r.payload.length > MAX_PULL_BYTES)) return { changes, hasMore: true };
-        bytes += r.payload.length;
-        changes.push({ seq: Number(r.seq), op_id: r.op_id, origin: r.origin, entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload: JSON.parse(r.payload) as unknown, created_at: r.created_at });
+        if (parts.length >= limit) return { parts, last: after, hasMore: true };
+        const part = wireChange(r);
+        if (parts.length > 0 && bytes + part.length > maxBytes) return { parts, last: after, hasMore: true };
+        bytes += part.length;
+        parts.push(part);
         after = Number(r.seq);
       }
       if (rows.length < slice) {
         // Nothing after `after` when the read began (or since: those commits raised the mark).
         if (listening) confirmed(tenantId, after, readAt);
-        return { changes, hasMore: false };
+        return { parts, last: after, hasMore: false };
       }
     }
   }
@@ -660,18 +662,28 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
      * up to it is in the rows read afterwards); the appliance pulls from there once the last page is
      * in, so a change committed while it copies is applied again on top, never lost.
      */
-    async snapshot(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor?: string; limit: number }): Promise<SnapshotResponse> {
+    async snapshot(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor?: string; limit: number; max_bytes?: number }): Promise<RawJson> {
       checkVersions(q.protocol_version, q.schema_version);
       const descriptors = reg.descriptors();
+      const maxBytes = q.max_bytes ?? MAX_SNAPSHOT_BYTES;
       try {
         let pos = q.cursor === undefined ? { seq: await changes.lastSeq(device.tenant_id), at: 0, after: null as string | null } : decodeSnapshotCursor(q.cursor, descriptors.length);
-        const out: SnapshotResponse['changes'] = [];
-        while (pos.at < descriptors.length && out.length < q.limit) {
-          const page = await descriptors[pos.at]!.snapshot(db, device.tenant_id, pos.after, q.limit - out.length);
-          out.push(...page.changes);
+        // Serialized here, change by change (issue 29 point 3): the page is sized by its bytes, and
+        // the answer is sent as this text (no second serialization of the whole page).
+        const parts: string[] = [];
+        let bytes = 0;
+        while (pos.at < descriptors.length && parts.length < q.limit && bytes < maxBytes) {
+          // In steps, so a page of big rows stops near its byte budget.
+          const page = await descriptors[pos.at]!.snapshot(db, device.tenant_id, pos.after, Math.min(SNAPSHOT_STEP, q.limit - parts.length));
+          for (const c of page.changes) {
+            const part = JSON.stringify({ entity: c.entity, entity_id: c.entity_id, kind: c.kind, payload: c.payload, created_at: c.created_at });
+            bytes += part.length;
+            parts.push(part);
+          }
           pos = page.next === null ? { ...pos, at: pos.at + 1, after: null } : { ...pos, after: page.next };
         }
-        return { ...versions(), seq: pos.seq, changes: out, next_cursor: pos.at < descriptors.length ? encodeSnapshotCursor(pos) : null };
+        const next = pos.at < descriptors.length ? JSON.stringify(encodeSnapshotCursor(pos)) : 'null';
+        return { json: `{"protocol_version":${PROTOCOL_VERSION},"schema_version":${window.schema.max},"seq":${pos.seq},"changes":[${parts.join(',')}],"next_cursor":${next}}`, count: parts.length };
       } catch (err) {
         if (isTransientDbError(err)) throw unavailable();
         throw err;
@@ -679,7 +691,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     },
 
     /** Changes after the cursor in seq order; with `wait`, a long-poll until something commits. */
-    async pull(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor: number; limit: number; wait: number }, signal?: AbortSignal): Promise<PullResponse> {
+    async pull(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor: number; limit: number; wait: number; max_bytes?: number }, signal?: AbortSignal): Promise<RawJson> {
       checkVersions(q.protocol_version, q.schema_version);
       // A pull is contact too (an idle appliance only long-polls): the cloud's public ordering reads
       // last_seen_at to tell a silent appliance, and a contact after an order was committed means the
@@ -692,9 +704,9 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       const unwait = q.wait > 0 ? waitForCommit(device.tenant_id, () => wake!()) : () => {};
       try {
         // Nothing committed after the cursor that this node knows of (HIGH_WATER_TRUST_MS): no read.
-        const read = () => (nothingAfter(device.tenant_id, q.cursor) ? Promise.resolve({ changes: [], hasMore: false }) : readPage(device.tenant_id, q.cursor, q.limit));
+        const read = () => (nothingAfter(device.tenant_id, q.cursor) ? Promise.resolve({ parts: [], last: q.cursor, hasMore: false }) : readPage(device.tenant_id, q.cursor, q.limit, q.max_bytes ?? MAX_PULL_BYTES));
         let page = await read();
-        if (page.changes.length === 0 && q.wait > 0 && !signal?.aborted) {
+        if (page.parts.length === 0 && q.wait > 0 && !signal?.aborted) {
           let timer: NodeJS.Timeout | undefined;
           const onAbort = () => wake!();
           signal?.addEventListener('abort', onAbort);
@@ -706,10 +718,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
           page = await read();
         }
         return {
-          ...versions(),
-          changes: page.changes,
-          next_cursor: page.changes.length > 0 ? page.changes[page.changes.length - 1]!.seq : q.cursor,
-          has_more: page.hasMore,
+          json: `{"protocol_version":${PROTOCOL_VERSION},"schema_version":${window.schema.max},"changes":[${page.parts.join(',')}],"next_cursor":${page.parts.length > 0 ? page.last : q.cursor},"has_more":${page.hasMore}}`,
+          count: page.parts.length,
         };
       } catch (err) {
         if (isTransientDbError(err)) throw unavailable();
@@ -719,6 +729,25 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       }
     },
   };
+}
+
+/**
+ * A pull or snapshot answer as the cloud serialized it (sync/README.md "What a pull costs"): the
+ * route sends `json` as it is (the `PullResponse` / `SnapshotResponse` shape), so a page is
+ * serialized once and its payloads, stored as JSON text, are never parsed on the way out.
+ */
+export interface RawJson {
+  json: string;
+  /** Changes in the page. */
+  count: number;
+}
+
+/** Snapshot rows read per descriptor call while a page fills (the page stops near its byte budget). */
+const SNAPSHOT_STEP = 250;
+
+/** A change of the log as wire JSON (WireChange), its payload the stored JSON text as is. */
+function wireChange(r: { seq: number | string; op_id: string; origin: string; entity: string; entity_id: string; kind: string; payload: string; created_at: string }): string {
+  return `{"seq":${Number(r.seq)},"op_id":${JSON.stringify(r.op_id)},"origin":${JSON.stringify(r.origin)},"entity":${JSON.stringify(r.entity)},"entity_id":${JSON.stringify(r.entity_id)},"kind":${JSON.stringify(r.kind)},"payload":${r.payload},"created_at":${JSON.stringify(r.created_at)}}`;
 }
 
 interface SnapshotPosition {

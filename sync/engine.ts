@@ -5,7 +5,7 @@ import type { SyncStateTable } from '../server/db/database.js';
 import { setMeta } from '../server/db/meta.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import type { Clock } from '../server/shared/clock.js';
-import { MAX_OP_BYTES, MAX_PUSH_OPS, OVERSIZED, PROTOCOL_VERSION, PULL_LIMIT, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
+import { MAX_OP_BYTES, MAX_PULL_LIMIT, MAX_PUSH_OPS, MAX_SNAPSHOT_LIMIT, OVERSIZED, PROTOCOL_VERSION, PULL_PAGE_BYTES, SNAPSHOT_PAGE_BYTES, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
 import type { SyncRegistry } from './registry.js';
 import type { SyncTransport } from './transport.js';
 import { TxBatch } from './apply-helpers.js';
@@ -64,9 +64,14 @@ export interface EngineOptions {
   /** The lease holder this engine writes under; when set, every sync transaction checks and renews the lease. */
   holder?: string;
   pushBatch?: number;
+  /** Changes per pull page at most (default MAX_PULL_LIMIT); the page is sized by `pullBytes` first. */
   pullLimit?: number;
-  /** Entities per snapshot page (bootstrap). */
+  /** Payload bytes per pull page (default PULL_PAGE_BYTES, ≈ 1 MiB): pages sized by bytes, so memory per page is bounded. */
+  pullBytes?: number;
+  /** Entities per snapshot page (bootstrap; default MAX_SNAPSHOT_LIMIT); the page is sized by `snapshotBytes` first. */
   snapshotLimit?: number;
+  /** Bytes per snapshot page (default SNAPSHOT_PAGE_BYTES): fewer, bigger transactions, memory still bounded. */
+  snapshotBytes?: number;
   /** How an empty appliance gets its tenant: copy the current rows (default) or replay the cloud's whole log. */
   bootstrap?: 'snapshot' | 'replay';
   /** Test hook: called at named points; throwing there simulates a crash at that point. */
@@ -75,6 +80,8 @@ export interface EngineOptions {
 }
 
 const MAX_BATCH_BYTES = 900_000;
+/** Pending ops read per statement while a push batch is filled (at most this many rows in memory beyond the batch). */
+const PUSH_READ_SLICE = 100;
 
 /**
  * The appliance side of one sync round (sync/README.md): handshake and bootstrap binding, push of
@@ -186,27 +193,43 @@ export class SyncEngine {
     const { db } = this.o;
     const state = (await this.readState())!;
     const limit = this.o.pushBatch ?? MAX_PUSH_OPS;
-    const rows = await db
-      .selectFrom('change_log')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('origin', '=', deviceId)
-      .where('seq', '>', state.acked_seq)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    if (rows.length === 0) return { sent: 0, more: false, results: [] };
+    // Pending ops read in slices (PUSH_READ_SLICE rows), stopping at the batch's byte budget: the
+    // appliance never holds more than one batch plus one slice of its outbox (issue 29 point 4).
     const ops: WireOp[] = [];
     let bytes = 0;
-    for (const r of rows) {
-      // An op over the cloud's limit is not sent: a marker in its place is answered as rejected (protocol.ts OVERSIZED).
-      const size = Buffer.byteLength(r.payload);
-      const oversized = size > MAX_OP_BYTES;
-      bytes += (oversized ? 0 : r.payload.length) + 300;
-      if (ops.length > 0 && bytes > MAX_BATCH_BYTES) break;
-      const payload = oversized ? { [OVERSIZED]: size } : (JSON.parse(r.payload) as unknown);
-      ops.push({ op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload, created_at: r.created_at });
+    let after = state.acked_seq;
+    let more = false;
+    read: for (;;) {
+      const slice = Math.min(PUSH_READ_SLICE, limit - ops.length);
+      const rows = await db
+        .selectFrom('change_log')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('origin', '=', deviceId)
+        .where('seq', '>', after)
+        .orderBy('seq')
+        .limit(slice)
+        .execute();
+      for (const r of rows) {
+        // An op over the cloud's limit is not sent: a marker in its place is answered as rejected (protocol.ts OVERSIZED).
+        const size = Buffer.byteLength(r.payload);
+        const oversized = size > MAX_OP_BYTES;
+        bytes += (oversized ? 0 : r.payload.length) + 300;
+        if (ops.length > 0 && bytes > MAX_BATCH_BYTES) {
+          more = true;
+          break read;
+        }
+        const payload = oversized ? { [OVERSIZED]: size } : (JSON.parse(r.payload) as unknown);
+        ops.push({ op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload, created_at: r.created_at });
+        after = Number(r.seq);
+      }
+      if (rows.length < slice) break;
+      if (ops.length >= limit) {
+        more = true; // there may be more (as before: a full batch says so)
+        break;
+      }
     }
+    if (ops.length === 0) return { sent: 0, more: false, results: [] };
     const res = await this.call<PushResponse>('POST', '/api/v1/sync/push', { body: { ...this.versions(), ops } });
     await this.o.failpoint?.('push.after_response_before_ack');
     const lastSent = ops[ops.length - 1]!.device_seq;
@@ -231,7 +254,7 @@ export class SyncEngine {
     });
     for (const r of res.results) if (r.status !== 'applied') this.o.log?.(`sync: op ${r.status}`, { op_id: r.op_id, reason: r.reason });
     if (!res.complete) throw new SyncTransient('De cloud kon niet alle wijzigingen verwerken; de rest volgt.');
-    return { sent: ops.length, more: ops.length < rows.length || rows.length === limit, results: res.results };
+    return { sent: ops.length, more, results: res.results };
   }
 
   /** Fetches one page after the cursor and applies it, with the new cursor, in one transaction. */
@@ -240,7 +263,7 @@ export class SyncEngine {
     const state = (await this.readState())!;
     if (state.snapshot_cursor !== null) return this.snapshotPage(state, tenantId);
     const res = await this.call<PullResponse>('GET', '/api/v1/sync/pull', {
-      query: { ...this.versions(), cursor: state.pull_cursor, limit: this.o.pullLimit ?? PULL_LIMIT, wait: opts.wait ?? 0 },
+      query: { ...this.versions(), cursor: state.pull_cursor, limit: this.o.pullLimit ?? MAX_PULL_LIMIT, max_bytes: this.o.pullBytes ?? PULL_PAGE_BYTES, wait: opts.wait ?? 0 },
       signal: opts.signal,
     });
     if (res.changes.length === 0 && res.next_cursor === state.pull_cursor) return { applied: 0, more: false, records: [] };
@@ -254,9 +277,6 @@ export class SyncEngine {
       await this.fence(w.trx);
       const current = (await this.readState(w.trx))!;
       if (current.pull_cursor !== cursor) return; // another runner moved on; this page is stale
-      // Each entity read once and written once per page (ApplyContext.batch), flushed before the cursor moves.
-      const batch = new TxBatch(res.changes.map((c) => ({ ...stripSeq(c), tenant_id: tenantId })));
-      const ctx = { side: 'appliance', tenantId, now: w.now, ...batch.context } as const;
       let acked = current.acked_seq;
       // Echoes (sync/README.md "Echoes"): own ops come back in this device's op order. Every own op
       // after `echoed` is re-applied over any cloud state adopted for its entity, so the local state
@@ -272,13 +292,23 @@ export class SyncEngine {
       }
       // What this page adopts: foreign changes new here, and echoes that differ from what was sent.
       // Equal as JSON values (key order aside: the cloud's validation may rebuild an object).
-      // Only for entities that allow it (EntityDescriptor.echo).
-      const echoSame = (c: WireChange, local: { payload: string | null }) =>
-        local.payload !== null && this.reg.descriptor(c.entity)?.echo === 'skip-equal' && isDeepStrictEqual(JSON.parse(local.payload), c.payload);
+      // Only for entities that allow it (EntityDescriptor.echo). Decided once per echo (`sameEcho`).
+      const sameEcho = new Set<string>();
+      for (const c of res.changes) {
+        const local = known.get(c.op_id);
+        if (local?.payload != null && this.reg.descriptor(c.entity)?.echo === 'skip-equal' && sameJson(local.payload, c.payload)) sameEcho.add(c.op_id);
+        // The sent payload's text is only needed for this comparison.
+        if (local) local.payload = null;
+      }
       const adopting = res.changes.filter((c) => {
         const local = known.get(c.op_id);
-        return !local || (local.origin === deviceId && !(echoed !== null && echoSame(c, local)));
+        return !local || (local.origin === deviceId && !(echoed !== null && sameEcho.has(c.op_id)));
       });
+      // Each entity read once and written once per page (ApplyContext.batch), flushed before the cursor
+      // moves. Its prefetch hint lists what the page may adopt, not the echoes it skips (after an
+      // outage nearly all of a page): the stores read only what will be applied.
+      const batch = new TxBatch(adopting.map((c) => ({ ...stripSeq(c), tenant_id: tenantId })));
+      const ctx = { side: 'appliance', tenantId, now: w.now, ...batch.context } as const;
       // Of their entities, those with own ops that may need re-applying on top: not yet echoed (or,
       // while `echoed` is unknown, not yet acknowledged), and not rejected by the cloud. One lookup
       // per page; it can only over-approximate (`echoed` and `acked` only grow within the page).
@@ -302,7 +332,7 @@ export class SyncEngine {
         if (local && local.origin !== deviceId) continue; // applied before (a page seen twice)
         if (local) {
           acked = Math.max(acked, local.seq); // our own op, now final in the cloud
-          const same = echoed !== null && echoSame(c, local);
+          const same = echoed !== null && sameEcho.has(c.op_id);
           echoed = Math.max(echoed ?? 0, local.seq);
           if (same) {
             applied += 1;
@@ -343,7 +373,7 @@ export class SyncEngine {
     let res: SnapshotResponse;
     try {
       res = await this.call<SnapshotResponse>('GET', '/api/v1/sync/snapshot', {
-        query: { ...this.versions(), ...(state.snapshot_cursor ? { cursor: state.snapshot_cursor } : {}), limit: this.o.snapshotLimit ?? 200 },
+        query: { ...this.versions(), ...(state.snapshot_cursor ? { cursor: state.snapshot_cursor } : {}), limit: this.o.snapshotLimit ?? MAX_SNAPSHOT_LIMIT, max_bytes: this.o.snapshotBytes ?? SNAPSHOT_PAGE_BYTES },
       });
     } catch (err) {
       if (!(err instanceof SyncTransient && err.status === 404 && state.snapshot_cursor === '')) throw err;
@@ -423,6 +453,16 @@ export class SyncEngine {
     }
     return { pushed, pulled };
   }
+}
+
+/**
+ * Whether a stored payload (JSON text) and a received one are equal as JSON values, key order aside.
+ * Usually the cloud records a pushed payload as sent, so its text is the same: one stringify and a
+ * string compare. Only when the texts differ (an object rebuilt in another key order, or a real
+ * change) is the text parsed and compared value by value.
+ */
+export function sameJson(text: string, value: unknown): boolean {
+  return JSON.stringify(value) === text || isDeepStrictEqual(JSON.parse(text), value);
 }
 
 function stripSeq(c: WireChange): Omit<SyncChange, 'tenant_id'> {

@@ -15,7 +15,7 @@ export const MIN_PROTOCOL_VERSION = 1;
 export const SCHEMA_WINDOW = 2;
 export const MAX_PUSH_OPS = 500;
 export const MAX_PULL_LIMIT = 1000;
-/** Changes per pull page unless asked otherwise (the appliance asks this many): as many as a push carries ops. */
+/** Changes per pull page when a client does not say (the appliance asks for up to MAX_PULL_LIMIT changes within PULL_PAGE_BYTES). */
 export const PULL_LIMIT = MAX_PUSH_OPS;
 export const MAX_WAIT_MS = 25_000;
 
@@ -31,8 +31,15 @@ export const MAX_FIELD_CHARS = 10_000;
 export const MAX_PAYLOAD_DEPTH = 16;
 /** Body limit of a push: the appliance sends ≈ 1 MB per push (plus at most one op of MAX_OP_BYTES). */
 export const MAX_PUSH_BODY_BYTES = 8 * 1024 * 1024;
-/** A pull page stops once its payloads pass this many bytes (at least one change per page). */
+/** A pull page stops once its payloads pass this many bytes (at least one change per page); an appliance may ask for less (`max_bytes`). */
 export const MAX_PULL_BYTES = 4 * 1024 * 1024;
+/**
+ * What the appliance asks per pull page (issue 29 point 3): pages sized by bytes rather than by
+ * count, up to MAX_PULL_LIMIT changes but ≈ 1 MiB of payload, so a page of small echoes is one
+ * transaction of a thousand changes while a page of big rows stays small in memory.
+ */
+export const PULL_PAGE_BYTES = 1024 * 1024;
+export const MIN_PULL_BYTES = 16 * 1024;
 /**
  * An appliance does not send an op whose payload is over MAX_OP_BYTES (the cloud would refuse it and
  * the push would grow past its body limit); it sends `{ [OVERSIZED]: bytes }` in its place, which the
@@ -126,6 +133,8 @@ export const PullQuery = VersionQuery.extend({
   limit: z.coerce.number().int().min(1).max(MAX_PULL_LIMIT).default(PULL_LIMIT),
   /** Long-poll: when nothing is newer than the cursor, wait up to this many ms for a change. */
   wait: z.coerce.number().int().min(0).max(MAX_WAIT_MS).default(0),
+  /** The page stops once its payloads pass this many bytes (at least one change); absent: MAX_PULL_BYTES. A cloud from before this field ignores it. */
+  max_bytes: z.coerce.number().int().min(MIN_PULL_BYTES).max(MAX_PULL_BYTES).default(MAX_PULL_BYTES),
 });
 
 /** A current row as a change that `apply` in adopt mode turns into that row (snapshot; no op id: it is state, not an op). */
@@ -156,12 +165,18 @@ export const PullResponse = z.object({
 export type PullResponse = z.infer<typeof PullResponse>;
 
 export const MAX_SNAPSHOT_LIMIT = 1000;
+/** A snapshot page stops once its changes pass this many bytes as JSON (at least one step of rows); an appliance may ask for less (`max_bytes`). */
+export const MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024;
+/** What the appliance asks per snapshot page: up to MAX_SNAPSHOT_LIMIT entities within ≈ 2 MiB. */
+export const SNAPSHOT_PAGE_BYTES = 2 * 1024 * 1024;
 
 export const SnapshotQuery = VersionQuery.extend({
   /** Absent for the first page; then the `next_cursor` of the page before (opaque). */
   cursor: z.string().min(1).max(1000).optional(),
   /** Entities (rows with what belongs to them, e.g. an order with its items and history) per page. */
   limit: z.coerce.number().int().min(1).max(MAX_SNAPSHOT_LIMIT).default(200),
+  /** The page stops once its changes pass this many bytes (checked after each step of rows); absent: MAX_SNAPSHOT_BYTES. A cloud from before this field ignores it. */
+  max_bytes: z.coerce.number().int().min(MIN_PULL_BYTES).max(MAX_SNAPSHOT_BYTES).default(MAX_SNAPSHOT_BYTES),
 });
 
 export const SnapshotResponse = z.object({

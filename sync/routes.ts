@@ -64,6 +64,9 @@ export interface SyncRoutesOptions {
   deviceOf: (request: FastifyRequest) => DeviceRow;
 }
 
+/** A JSON body the cloud serialized itself: with this content type Fastify sends the string unchanged. */
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
 export const syncRoutes: FastifyPluginAsyncZod<SyncRoutesOptions> = async (app, { sync, role, deviceOf }) => {
   const cloudOnly = async () => {
     if (role !== 'cloud') throw onlyInCloud();
@@ -183,7 +186,11 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRoutesOptions> = async (app, 
       config: { access: 'syncKey', ...RATE_LIMIT_EXEMPT },
       schema: { tags: ['Synchronisatie'], summary: "Bootstrap of an empty appliance: the tenant's current rows, page by page, and the seq to pull from afterwards", querystring: SnapshotQuery, response: { 200: SnapshotResponse, ...errors(400, 401, 404, 409) } },
     },
-    async (request) => sync.cloud.snapshot(deviceOf(request), request.query),
+    async (request, reply) => {
+      // Serialized by the cloud (sync/cloud.ts RawJson): sent as is, in the SnapshotResponse shape.
+      const page = await sync.cloud.snapshot(deviceOf(request), request.query);
+      return reply.type(JSON_UTF8).send(page.json as never);
+    },
   );
 
   app.get(
@@ -197,7 +204,9 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRoutesOptions> = async (app, 
       polls.add(abort);
       if (closing) abort.abort(); // arrived while the close began
       try {
-        return await sync.cloud.pull(device, request.query, abort.signal);
+        // Serialized by the cloud (sync/cloud.ts RawJson: the payloads' stored JSON text as is), in the PullResponse shape.
+        const page = await sync.cloud.pull(device, request.query, abort.signal);
+        return reply.type(JSON_UTF8).send(page.json as never);
       } finally {
         polls.delete(abort);
       }
