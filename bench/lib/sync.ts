@@ -120,7 +120,10 @@ export function sqliteCounter(): { reset(): void; get(): { statements: number; t
       const original = proto[name] as (this: { source: string }, ...args: unknown[]) => unknown;
       proto[name] = function (this: { source: string }, ...args: unknown[]) {
         sqliteCounts.statements += 1;
-        if (/^\s*begin/i.test(this.source)) sqliteCounts.transactions += 1;
+        // `source` copies the SQL text out of the native statement: asked once per prepared statement.
+        let begin = isBegin.get(this);
+        if (begin === undefined) isBegin.set(this, (begin = /^\s*begin/i.test(this.source)));
+        if (begin) sqliteCounts.transactions += 1;
         return original.apply(this, args);
       };
     }
@@ -134,6 +137,7 @@ export function sqliteCounter(): { reset(): void; get(): { statements: number; t
   };
 }
 const sqliteCounts = { statements: 0, transactions: 0 };
+const isBegin = new WeakMap<object, boolean>();
 
 export const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
 
