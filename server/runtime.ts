@@ -20,8 +20,21 @@ export interface Runtime {
   app: FastifyInstance;
   /** The appliance's sync worker when CLOUD_URL and SYNC_KEY are set (main starts it); null otherwise. */
   sync: SyncWorker | null;
+  /** Where the start-up's time went: ms since the process began (performance.now()) at the end of each step. */
+  startup: StartupMarks;
   close(): Promise<void>;
 }
+
+/** The end of each step of createRuntime, in ms since the process began (main.ts adds its own). */
+export interface StartupMarks {
+  db_opened_ms: number;
+  migrated_ms: number;
+  services_ms: number;
+  app_built_ms: number;
+  [step: string]: number;
+}
+
+const msNow = () => Math.round(performance.now());
 
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   if (config.logLevel === 'silent') return false;
@@ -35,13 +48,17 @@ export async function createRuntime(
   opts: { clock?: Clock; logger?: FastifyServerOptions['logger']; db?: OpenDbOptions; handle?: DbHandle; appVersion?: string } = {},
 ): Promise<Runtime> {
   const handle = opts.handle ?? openDb(opts.db ?? { databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
+  const startup = { db_opened_ms: msNow() } as StartupMarks;
   try {
     await migrateToLatest(handle.db, { pgSchema: handle.pgSchema });
+    startup.migrated_ms = msNow();
     const clock = opts.clock ?? systemClock;
     const changes = new ChangeLog(handle.db, clock, await originName(handle.db, config.role));
     const deps = { config, handle, clock, changes };
     const services = createServices(deps);
+    startup.services_ms = msNow();
     const app = await buildApp({ ...deps, services, logger: opts.logger ?? false, appVersion: opts.appVersion });
+    startup.app_built_ms = msNow();
     const sync = createSyncWorker({ ...deps, registry: syncRegistry, board: services.sync.board, log: (msg, extra) => app.log.info(extra ?? {}, msg) });
     let closed = false;
     return {
@@ -49,6 +66,7 @@ export async function createRuntime(
       services,
       app,
       sync,
+      startup,
       close: async () => {
         if (closed) return;
         closed = true;
