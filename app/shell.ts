@@ -9,7 +9,6 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import QRCode from 'qrcode';
 import { backupDir, makeBackup } from '../server/backup.js';
 import { loadConfig, type Config } from '../server/config.js';
 import type { Started, StartOptions } from '../server/main.js';
@@ -119,6 +118,8 @@ export function describeStatus(s: { reachable: boolean; sync?: { enabled: boolea
 
 /** A small page with the tablets' address and its QR code, shown by "Adres voor tablets". */
 export async function addressPage(url: string): Promise<string> {
+  // qrcode is loaded when the page is asked for, not when the shell starts the server (issue 29 point 5).
+  const { default: QRCode } = await import('qrcode');
   const qr = await QRCode.toDataURL(url, { margin: 1, width: 320 });
   const html = `<!doctype html><html lang="nl"><head><meta charset="utf-8"><title>Adres voor tablets</title><style>body{font-family:system-ui,sans-serif;text-align:center;padding:24px}code{font-size:1.4em}</style></head><body><h1>Adres voor tablets</h1><p>Open op een tablet in het netwerk van het restaurant:</p><p><code>${url}</code></p><img alt="QR-code met het adres" src="${qr}"></body></html>`;
   return `data:text/html;charset=utf-8,${encodeURIComponent(html)}`;

@@ -1,26 +1,26 @@
-// `npm start`'s prestart (issue 29 point 5): the server, sync and the desktop shell run as compiled
-// JavaScript from dist/, so a start no longer compiles TypeScript in memory (tsx). This compiles
-// app/, server/ and sync/ into dist/ only when a source is newer than the last build, or one was
-// added or removed; otherwise it only looks at the files' times (a few ms).
+// `npm start`'s up-to-date check (issue 29 point 5): the server, sync and the desktop shell run as
+// compiled JavaScript from dist/, so a start no longer compiles TypeScript in memory (tsx). This
+// compiles app/, server/ and sync/ into dist/ only when a source is newer than the last build, or one
+// was added or removed; otherwise it only looks at the files' times (a few ms). `npm start`
+// (scripts/start.mjs) runs it in its own process before importing the server, so a start is one
+// node process after npm's; `npm run desktop` and `npm run build:if-stale` run it as a command.
 //
 // The compiler is esbuild, per file, without bundling or type checks (≈ 0.3 s for the whole tree):
 // the sources use `verbatimModuleSyntax`, so each file compiles on its own exactly as tsx runs it.
 // Type checking stays with `npm run typecheck` and CI; `npm run build` (tsc) makes the desktop
 // app's dist/ for electron-builder as before. esbuild is taken from tsx's own dependency (tsx is a
-// regular dependency), so nothing is added to the install.
+// regular dependency), so nothing is added to the install; it is loaded only for a build.
 //
 //   node scripts/build-if-stale.mjs [--force] [--quiet]
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'dist');
 const stampFile = path.join(out, '.build-stamp.json');
 const DIRS = ['app', 'server', 'sync'];
-const force = process.argv.includes('--force');
-const quiet = process.argv.includes('--quiet');
 
 /** Every .ts source under the compiled folders (not declarations), relative to the root. */
 function sources() {
@@ -37,39 +37,47 @@ function sources() {
   return found.sort();
 }
 
-const files = sources();
-const inputs = [...files, 'scripts/build-if-stale.mjs', 'tsconfig.json', 'package.json'];
-const newest = Math.max(...inputs.map((f) => fs.statSync(path.join(root, f)).mtimeMs));
-let stamp = null;
-try {
-  stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8'));
-} catch {
-  // never built (or by tsc only): build
-}
-const upToDate = !force && stamp && stamp.newest >= newest && stamp.files === files.join('\n');
-if (upToDate) {
-  if (!quiet) console.error('dist/ is up to date');
-  process.exit(0);
+/** Compiles into dist/ when a source changed (or `force`); true when it compiled, false when dist/ was up to date. */
+export async function buildIfStale({ force = false, quiet = false } = {}) {
+  const files = sources();
+  const inputs = [...files, 'scripts/build-if-stale.mjs', 'tsconfig.json', 'package.json'];
+  const newest = Math.max(...inputs.map((f) => fs.statSync(path.join(root, f)).mtimeMs));
+  let stamp = null;
+  try {
+    stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8'));
+  } catch {
+    // never built (or by tsc only): build
+  }
+  const upToDate = !force && stamp && stamp.newest >= newest && stamp.files === files.join('\n');
+  if (upToDate) {
+    if (!quiet) console.error('dist/ is up to date');
+    return false;
+  }
+
+  const t0 = performance.now();
+  const requireFromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
+  const esbuild = await import(requireFromTsx.resolve('esbuild'));
+  // Start clean, so a removed or renamed source leaves no compiled file behind.
+  for (const d of DIRS) fs.rmSync(path.join(out, d), { recursive: true, force: true });
+  await esbuild.build({
+    entryPoints: files.map((f) => path.join(root, f)),
+    outdir: out,
+    outbase: root,
+    bundle: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    tsconfig: path.join(root, 'tsconfig.json'),
+  });
+  // dist/server/version.js reads ../package.json (as in the desktop app's dist/).
+  fs.copyFileSync(path.join(root, 'package.json'), path.join(out, 'package.json'));
+  fs.writeFileSync(stampFile, JSON.stringify({ newest, files: files.join('\n'), built_at: new Date().toISOString() }));
+  if (!quiet) console.error(`compiled ${files.length} files into dist/ in ${Math.round(performance.now() - t0)} ms`);
+  return true;
 }
 
-const t0 = performance.now();
-const requireFromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-const esbuild = await import(requireFromTsx.resolve('esbuild'));
-// Start clean, so a removed or renamed source leaves no compiled file behind.
-for (const d of DIRS) fs.rmSync(path.join(out, d), { recursive: true, force: true });
-await esbuild.build({
-  entryPoints: files.map((f) => path.join(root, f)),
-  outdir: out,
-  outbase: root,
-  bundle: false,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  tsconfig: path.join(root, 'tsconfig.json'),
-});
-// dist/server/version.js reads ../package.json (as in the desktop app's dist/).
-fs.copyFileSync(path.join(root, 'package.json'), path.join(out, 'package.json'));
-fs.writeFileSync(stampFile, JSON.stringify({ newest, files: files.join('\n'), built_at: new Date().toISOString() }));
-if (!quiet) console.error(`compiled ${files.length} files into dist/ in ${Math.round(performance.now() - t0)} ms`);
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  await buildIfStale({ force: process.argv.includes('--force'), quiet: process.argv.includes('--quiet') });
+}

@@ -1,6 +1,6 @@
 import os from 'node:os';
-import { createAdapter } from '@socket.io/redis-adapter';
-import { Redis } from 'ioredis';
+import type { createAdapter } from '@socket.io/redis-adapter';
+import type { Redis } from 'ioredis';
 import type { ChangeLog, ChangeRecord } from './db/change-log.js';
 import { newId } from './shared/ids.js';
 
@@ -41,6 +41,8 @@ export interface ClusterOptions {
 export const localNodeName = (): string => `${os.hostname()}:${process.pid}:${newId().slice(-8)}`;
 
 export async function connectCluster(opts: ClusterOptions): Promise<Cluster> {
+  // Loaded here, not at import: the appliance and a single cloud node never load Redis's client (issue 29 point 5).
+  const [{ Redis }, { createAdapter }] = await Promise.all([import('ioredis'), import('@socket.io/redis-adapter')]);
   const node = localNodeName();
   const make = (role: string) => {
     const r = new Redis(opts.url, { lazyConnect: true, connectionName: `restaurant-${role}-${node}`, maxRetriesPerRequest: 2, enableOfflineQueue: true });

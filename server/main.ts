@@ -71,9 +71,12 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<St
   return Object.assign(runtime, { url });
 }
 
-// `npm start` runs the compiled dist/server/main.js (scripts/build-if-stale.mjs); tests and tsx run server/main.ts.
-const isEntry = import.meta.url === `file://${process.argv[1]}` || /server\/main\.[jt]s$/.test(process.argv[1] ?? '');
-if (isEntry) {
+/**
+ * The command: config from the environment, start, and on failure a Dutch line and exit code 2 (the
+ * configuration) or 1. `npm start` runs it from scripts/start.mjs after its up-to-date check of
+ * dist/; `node dist/server/main.js` and `tsx server/main.ts` run it as the entry.
+ */
+export function main(): void {
   let config: Config;
   try {
     config = loadConfig();
@@ -102,3 +105,7 @@ if (isEntry) {
     process.exit(1);
   });
 }
+
+// Tests and tsx run server/main.ts; a service unit may run the compiled dist/server/main.js.
+const isEntry = import.meta.url === `file://${process.argv[1]}` || /server\/main\.[jt]s$/.test(process.argv[1] ?? '');
+if (isEntry) main();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteAdapter, sql, type DatabaseIntrospector, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
@@ -20,9 +20,20 @@ export type Executor = Db | Tx;
  */
 export const ROWS_PER_INSERT = 500;
 
-// bigint (int8) and numeric come back from pg as strings; every value we store fits a JS number.
-pg.types.setTypeParser(20, (v) => Number(v));
-pg.types.setTypeParser(1700, (v) => Number(v));
+let pgModule: typeof import('pg') | undefined;
+/**
+ * node-postgres, loaded when the first PostgreSQL handle is opened: the appliance (SQLite) never
+ * loads it, which shortens its start (issue 29 point 5).
+ */
+function pgLib(): typeof import('pg') {
+  if (!pgModule) {
+    pgModule = createRequire(import.meta.url)('pg') as typeof import('pg');
+    // bigint (int8) and numeric come back from pg as strings; every value we store fits a JS number.
+    pgModule.types.setTypeParser(20, (v) => Number(v));
+    pgModule.types.setTypeParser(1700, (v) => Number(v));
+  }
+  return pgModule;
+}
 
 export interface DbHandle {
   db: Db;
@@ -84,7 +95,7 @@ function withStatementCache(conn: SqliteDatabase.Database, max = 500) {
 
 export function openDb(opts: OpenDbOptions): DbHandle {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({
+    const pool = new (pgLib().Pool)({
       connectionString: opts.databaseUrl,
       max: opts.pgPoolSize ?? 10,
       ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),

@@ -1,4 +1,5 @@
-import { AsYouType, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { createRequire } from 'node:module';
+import type * as Libphonenumber from 'libphonenumber-js/max';
 import { invalidField } from './errors.js';
 
 /**
@@ -14,6 +15,10 @@ import { invalidField } from './errors.js';
  * not have must be refused where it is typed, and every area must give the same answer for the same
  * number: before, a booking (min) took numbers that loyalty (max) refused.
  */
+
+let lib: typeof Libphonenumber | undefined;
+/** libphonenumber-js with its `max` metadata, loaded at the first phone number rather than when the server starts (issue 29 point 5). */
+const phoneLib = (): typeof Libphonenumber => (lib ??= createRequire(import.meta.url)('libphonenumber-js/max') as typeof Libphonenumber);
 
 /** Country for numbers written without a country code (`06 12345678`, `020 555 1234`). */
 export const DEFAULT_COUNTRY = 'NL' as const;
@@ -32,7 +37,7 @@ const MAX_INPUT = 40;
 export function toE164(input: string): string | undefined {
   const text = input.trim();
   if (text.length === 0 || text.length > MAX_INPUT) return undefined;
-  const parsed = parsePhoneNumberFromString(text, { defaultCountry: DEFAULT_COUNTRY, extract: false });
+  const parsed = phoneLib().parsePhoneNumberFromString(text, { defaultCountry: DEFAULT_COUNTRY, extract: false });
   if (!parsed || !parsed.isValid()) return undefined;
   return parsed.number;
 }
@@ -58,7 +63,7 @@ export function phoneSearchPrefix(input: string): string | undefined {
   if (text.length === 0 || text.length > MAX_INPUT || !/^[\d\s+().-]+$/.test(text)) return undefined;
   const compact = text.replace(/[\s().-]/g, '');
   if (!/^(\+|0)\d+$/.test(compact) || compact.replace(/\D/g, '').length < 2) return undefined;
-  const typed = new AsYouType(DEFAULT_COUNTRY);
+  const typed = new (phoneLib().AsYouType)(DEFAULT_COUNTRY);
   typed.input(compact);
   const value = typed.getNumberValue();
   return value && value.length > 1 ? value : undefined;
@@ -70,6 +75,6 @@ export function phoneSearchPrefix(input: string): string | undefined {
  * (a loyalty erasure, docs/loyalty.md). Undefined when it is not a valid number.
  */
 export function nationalDigits(e164: string): string | undefined {
-  const parsed = parsePhoneNumberFromString(e164);
+  const parsed = phoneLib().parsePhoneNumberFromString(e164);
   return parsed?.isValid() ? String(parsed.nationalNumber) : undefined;
 }

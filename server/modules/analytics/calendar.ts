@@ -1,4 +1,5 @@
-import Holidays from 'date-holidays';
+import { createRequire } from 'node:module';
+import type Holidays from 'date-holidays';
 import { addDays, WEEKDAYS, weekdayOf } from '../../shared/zoned-time.js';
 
 /**
@@ -19,13 +20,16 @@ export function nextMonday(ymd: string, includeSame = false): string {
 
 // Dutch public holidays (date-holidays, country NL). Only the official days off ("public"): Nieuwjaar,
 // Pasen, Koningsdag, Hemelvaart, Pinksteren, Kerst. Observances such as Moederdag are not days off.
-const holidaysNl = new Holidays('NL', { languages: ['nl'] });
+// date-holidays (every country's rules, ≈ 0.8 MB of source) is loaded when a holiday is first asked
+// for, not when the server starts (issue 29 point 5).
+let holidaysNl: Holidays | undefined;
 const holidayCache = new Map<number, Map<string, string>>();
 
 function holidaysOfYear(year: number): Map<string, string> {
   let m = holidayCache.get(year);
   if (!m) {
     m = new Map();
+    holidaysNl ??= new (createRequire(import.meta.url)('date-holidays') as typeof Holidays)('NL', { languages: ['nl'] });
     for (const h of holidaysNl.getHolidays(year)) if (h.type === 'public') m.set(h.date.slice(0, 10), h.name);
     holidayCache.set(year, m);
   }

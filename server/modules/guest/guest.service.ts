@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { LRUCache } from 'lru-cache';
-import QRCode from 'qrcode';
+import type QRCode from 'qrcode';
 import { notFound } from '../../shared/errors.js';
 import type { FloorService } from '../floor/floor.service.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
@@ -25,7 +26,8 @@ export function createGuestService(deps: { config: { publicBaseUrl?: string }; t
   const codes = new LRUCache<string, string>({
     maxSize: 16 * 1024 * 1024,
     sizeCalculation: (dataUrl) => dataUrl.length,
-    fetchMethod: (url) => QRCode.toDataURL(url, { margin: 2, width: 360, errorCorrectionLevel: 'M' }),
+    // qrcode is loaded at the first code, not when the server starts (issue 29 point 5).
+    fetchMethod: (url) => (createRequire(import.meta.url)('qrcode') as typeof QRCode).toDataURL(url, { margin: 2, width: 360, errorCorrectionLevel: 'M' }),
   });
   const qrPng = async (url: string): Promise<string> => (await codes.fetch(url))!;
   return {

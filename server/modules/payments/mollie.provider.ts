@@ -1,4 +1,5 @@
-import { createMollieClient, type MollieClient } from '@mollie/api-client';
+import { createRequire } from 'node:module';
+import type { createMollieClient as CreateMollieClient, MollieClient } from '@mollie/api-client';
 import {
   centsToValue,
   ProviderRefused,
@@ -50,6 +51,8 @@ function classify(err: unknown, what: string): never {
  * Mollie's own by default; tests point it at a fake Mollie API on 127.0.0.1 (MOLLIE_API_ENDPOINT).
  */
 export function createMollieProvider(opts: { apiKey: string; apiEndpoint?: string }): PaymentProvider {
+  // The client (≈ 440 kB) is loaded only on a node with MOLLIE_API_KEY, not at every start (issue 29 point 5).
+  const { createMollieClient } = createRequire(import.meta.url)('@mollie/api-client') as { createMollieClient: typeof CreateMollieClient };
   const client: MollieClient = createMollieClient({
     apiKey: opts.apiKey,
     ...(opts.apiEndpoint ? { apiEndpoint: opts.apiEndpoint } : {}),

@@ -1,4 +1,5 @@
-import ReceiptPrinterEncoder from '@point-of-sale/receipt-printer-encoder';
+import { createRequire } from 'node:module';
+import type ReceiptPrinterEncoder from '@point-of-sale/receipt-printer-encoder';
 import { isAllergyNote, type TicketLine } from './printing.rules.js';
 
 /**
@@ -24,8 +25,12 @@ export interface RenderedTicket {
   order_notes: string | null;
 }
 
+let Encoder: typeof ReceiptPrinterEncoder | undefined;
+
 function encoder(widthMm: number) {
-  return new ReceiptPrinterEncoder({ language: 'esc-pos', columns: COLUMNS[widthMm] ?? 48, codepageMapping: 'epson', feedBeforeCut: 4, newline: '\n' })
+  // The encoder (≈ 220 kB with its code pages) is loaded at the first ticket, not when the server starts (issue 29 point 5).
+  Encoder ??= createRequire(import.meta.url)('@point-of-sale/receipt-printer-encoder') as typeof ReceiptPrinterEncoder;
+  return new Encoder({ language: 'esc-pos', columns: COLUMNS[widthMm] ?? 48, codepageMapping: 'epson', feedBeforeCut: 4, newline: '\n' })
     .initialize()
     .codepage('cp858');
 }

@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileTypeFromBuffer } from 'file-type';
 import type { ChangeLog } from '../../db/change-log.js';
 import type { Db } from '../../db/connection.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
@@ -33,6 +32,8 @@ export const notAnImage = () => invalidField('photo', 'moet een foto zijn (JPEG,
 /** The photo's type from its bytes (never its name or the type the client claims), or VALIDATION. */
 export async function photoType(buffer: Buffer): Promise<PhotoType> {
   if (buffer.length > MAX_PHOTO_BYTES) throw photoTooLarge();
+  // Loaded at the first photo, not when the server starts (issue 29 point 5).
+  const { fileTypeFromBuffer } = await import('file-type');
   const found = await fileTypeFromBuffer(buffer);
   if (!found || !(found.mime in PHOTO_TYPES)) throw notAnImage();
   return found.mime as PhotoType;
