@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { lane } from './db.js';
 
@@ -72,6 +72,20 @@ export async function device(browser: Browser, opts: { width: number; height: nu
     return route.abort();
   });
   return page;
+}
+
+/**
+ * The closing check of a browser file on a started restaurant (test/helpers/ui-restaurant.ts): after
+ * its tests, close it; then no page asked anything of another host and no page threw. `get` is read
+ * when the file ends (the restaurant is made in its beforeAll).
+ */
+export function closeAfterAll(get: () => { close(): Promise<void>; external: string[]; pageErrors: string[] } | undefined): void {
+  afterAll(async () => {
+    const r = get();
+    await r?.close();
+    expect(r?.external ?? []).toEqual([]);
+    expect(r?.pageErrors ?? []).toEqual([]);
+  }, 60_000);
 }
 
 export const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOT_DIR, `${name}.png`) });

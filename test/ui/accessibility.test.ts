@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { axeCheck, describeBrowser, shot, type AxeFinding } from '../helpers/browser.js';
+import { axeCheck, type AxeFinding, closeAfterAll, describeBrowser, shot } from '../helpers/browser.js';
 import { screenReady, startUiRestaurant, type UiRestaurant } from '../helpers/ui-restaurant.js';
 
 /**
@@ -35,11 +35,7 @@ describeBrowser('accessibility of every screen (axe-core, issue 26)', () => {
     await r.api('PATCH', `/products/${r.ids.steak}`, { modifier_group_ids: [sauce.id], allergens: ['mustard'], course: 2 });
     await r.api('PATCH', `/products/${r.ids.tomatoes}`, { allergens: ['celery'] });
   }, 120_000);
-  afterAll(async () => {
-    await r?.close();
-    expect(r?.external ?? []).toEqual([]);
-    expect(r?.pageErrors ?? []).toEqual([]);
-  }, 60_000);
+  closeAfterAll(() => r);
 
   it('the login page', async () => {
     const page = await r.open(1024, 768);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { axeCheck, describeBrowser, shot } from '../helpers/browser.js';
+import { axeCheck, closeAfterAll, describeBrowser, shot } from '../helpers/browser.js';
 import { screenReady, startUiRestaurant, type UiRestaurant } from '../helpers/ui-restaurant.js';
 
 /**
@@ -15,9 +15,7 @@ describeBrowser('the bill screen in Chromium (sqlite lane only)', () => {
   beforeAll(async () => {
     r = await startUiRestaurant('rekening');
   }, 120_000);
-  afterAll(async () => {
-    await r?.close();
-  }, 60_000);
+  closeAfterAll(() => r);
 
   const text = async (page: Page, sel: string) => ((await page.locator(sel).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
   /** Nothing wider than the screen: the page never scrolls sideways. */

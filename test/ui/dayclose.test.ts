@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import path from 'node:path';
-import { axeCheck, describeBrowser, shot, SHOT_DIR } from '../helpers/browser.js';
+import { axeCheck, closeAfterAll, describeBrowser, shot, SHOT_DIR } from '../helpers/browser.js';
 import { screenReady, startUiRestaurant, type UiRestaurant } from '../helpers/ui-restaurant.js';
 
 /**
@@ -48,11 +48,7 @@ describeBrowser('revenue and the day close in the back office (issue 25)', () =>
     const now = Date.now();
     await r.api('POST', '/shifts', { user_id: sanne.id, start: new Date(now - 3 * 3_600_000).toISOString(), end: new Date(now - 3_600_000).toISOString() });
   }, 120_000);
-  afterAll(async () => {
-    await r?.close();
-    expect(r?.external ?? []).toEqual([]);
-    expect(r?.pageErrors ?? []).toEqual([]);
-  }, 60_000);
+  closeAfterAll(() => r);
 
   it('the revenue dashboard shows the API’s figures: totals, labour %, VAT, methods and the bars’ texts', async () => {
     for (const [w, h] of [[1280, 800], [390, 844]] as const) {

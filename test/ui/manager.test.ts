@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { describeBrowser, shot } from '../helpers/browser.js';
+import { closeAfterAll, describeBrowser, shot } from '../helpers/browser.js';
 import { screenReady, startUiRestaurant, type UiRestaurant } from '../helpers/ui-restaurant.js';
 
 /**
@@ -15,11 +15,7 @@ describeBrowser('the manager runs the restaurant from the app (issue 26)', () =>
   beforeAll(async () => {
     r = await startUiRestaurant('beheer');
   }, 120_000);
-  afterAll(async () => {
-    await r?.close();
-    expect(r?.external ?? []).toEqual([]);
-    expect(r?.pageErrors ?? []).toEqual([]);
-  }, 60_000);
+  closeAfterAll(() => r);
 
   /** Text as a person reads it (Intl puts a no-break space after the euro sign). */
   const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').replace(/\u00a0/g, ' ');

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { axeCheck, describeBrowser, shot } from '../helpers/browser.js';
+import { axeCheck, closeAfterAll, describeBrowser, shot } from '../helpers/browser.js';
 import { screenReady, startUiRestaurant, type UiRestaurant } from '../helpers/ui-restaurant.js';
 
 /**
@@ -14,11 +14,7 @@ describeBrowser('menu depth: choices, allergens and courses on the screens (issu
     r = await startUiRestaurant('menudiepte');
     r.ids.butter = (await r.api('POST', '/products', { name: 'Roomboter', price_cents: 0, cost_cents: 900, unit: 'kg', on_menu: false })).id;
   }, 120_000);
-  afterAll(async () => {
-    await r?.close();
-    expect(r?.external ?? []).toEqual([]);
-    expect(r?.pageErrors ?? []).toEqual([]);
-  }, 60_000);
+  closeAfterAll(() => r);
 
   const product = async (id: string) => (await r.api('GET', '/products')).data.find((p: { id: string }) => p.id === id);
   const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').replace(/\u00a0/g, ' ');
