@@ -66,7 +66,8 @@ function profiledHandle(stats: Map<string, { n: number; ms: number }>) {
       stats.set(k, s);
     },
   });
-  return { db, dialect: 'postgres' as const, pgSchema: schema, ping: async () => true, close: () => db.destroy() };
+  // `connection`: the webhook sender thread opens its own pool from it (as in production); without it the cloud sends inline.
+  return { db, dialect: 'postgres' as const, pgSchema: schema, connection: { databaseUrl: PG_URL, pgSchema: schema }, ping: async () => true, close: () => db.destroy() };
 }
 function printProfile(stats: Map<string, { n: number; ms: number }>) {
   let total = 0;

@@ -5,6 +5,7 @@ import type { Runtime } from '../../server/runtime.js';
 import { ManualClock } from '../../server/shared/clock.js';
 import { seedMenu } from '../helpers/factories.js';
 import { createAppliance, FakeTransport, quiesce, replicatedState, twoNodes } from './harness.js';
+import { opByOp, ownOps, pushChunk, tableRows, watchBatches } from './chunk.js';
 
 /**
  * The till across sync (issue 25 item 10, CONTRACT §19, docs/till.md "Across sync"): till payments
@@ -217,5 +218,49 @@ describe('the till across sync', () => {
     const rows = await cloud.handle.db.selectFrom('orders').select('customer_id').where('id', '=', order.id).executeTakeFirstOrThrow();
     expect(rows.customer_id).not.toBeNull();
     expect(await conflicts(n)).toEqual([]);
+  });
+  it('one push chunk of paid orders (receipts and journal entries read once per chunk; one sent twice, a number and a chain position taken) ends as applying its ops one by one', async () => {
+    const n = await joined();
+    const { cloud, appliance, tenant, transport, menu, actor, device } = n;
+    transport.offline = true;
+    for (let i = 0; i < 3; i++) {
+      const { order } = await appliance.services.orders.create(actor(), { items: [{ product_id: menu.burger.id, quantity: 1 + i }] });
+      await appliance.services.till.payOrder(actor(), order.id, { amount_cents: order.total_cents, method: 'pin' });
+      await appliance.services.till.orderReceipt(tenant.id, order.id);
+    }
+    const made = await ownOps(appliance, device.id);
+    const receipts = made.filter((o) => o.entity === 'receipt');
+    const entries = made.filter((o) => o.entity === 'journal_entry');
+    expect(receipts.length).toBeGreaterThanOrEqual(3);
+    expect(entries.length).toBeGreaterThanOrEqual(3);
+    let seq = made[made.length - 1]!.device_seq;
+    const op = (base: (typeof made)[number], payload: unknown, i: number) => ({ ...base, op_id: `01900000-0000-7000-8000-0000000ab0${i}0`, device_seq: ++seq, payload });
+    const r0 = receipts[0]!.payload as { receipt: Record<string, unknown> };
+    const e0 = entries[0]!.payload as { entry: Record<string, unknown> };
+    const other = '01900000-0000-7000-8000-00000000cafe';
+    const all = [
+      ...made,
+      // The same receipt and entry again (another op id): applied, nothing written twice.
+      op(receipts[0]!, r0, 1),
+      op(entries[0]!, e0, 2),
+    ];
+    const reference = await opByOp(cloud, tenant.id, device.id, all, ['receipts', 'journal_entries']);
+    expect(reference.outcomes.map((o) => o.status)).toEqual(all.map(() => 'applied'));
+    const applies = watchBatches(['receipt', 'journal_entry']);
+    const pushed = await pushChunk(cloud, transport.key, tenant.id, all);
+    expect(applies).toEqual({ batched: receipts.length + entries.length + 2, unbatched: 0 });
+    expect(pushed).toEqual(JSON.parse(JSON.stringify(reference.outcomes)));
+    expect(await tableRows(cloud.handle.db, tenant.id, ['receipts', 'journal_entries'])).toEqual(reference.rows);
+
+    // A receipt with a number another receipt holds, and an entry on a taken chain position: each rejected, in a chunk and one by one alike.
+    const clashes = [
+      op(receipts[1]!, { receipt: { ...r0, id: other, order_id: null } }, 3),
+      { ...op(entries[1]!, { entry: { ...e0, id: other } }, 4), entity_id: other },
+    ];
+    clashes[0]!.entity_id = other;
+    const reference2 = await opByOp(cloud, tenant.id, device.id, clashes, ['receipts', 'journal_entries']);
+    expect(reference2.outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(await pushChunk(cloud, transport.key, tenant.id, clashes)).toEqual(JSON.parse(JSON.stringify(reference2.outcomes)));
+    expect(await tableRows(cloud.handle.db, tenant.id, ['receipts', 'journal_entries'])).toEqual(reference2.rows);
   });
 });
