@@ -28,6 +28,8 @@
  * the appliance is switched back to synchronous=FULL, checkpointed and checked before the clock starts.
  */
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { sql } from 'kysely';
 import { createRuntime, type Runtime } from '../server/runtime.js';
 import { ManualClock } from '../server/shared/clock.js';
@@ -787,6 +789,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     // Reconnect: push until acknowledged, pull until has_more=false; customers keep ordering.
     transport.reset();
     server.child.send({ type: 'sql-profile', action: 'reset' }); // BENCH_SQL_PROFILE=1: profile the catch-up only
+    // What the appliance holds at the reconnect: the outage's generation (same process) left garbage; a full GC first.
+    const retainedBefore = fullGc();
     shop = webShop(server, cookie, info.products);
     const rss = rssSampler([server.child.pid!]);
     const counter = sqliteCounter();
@@ -809,6 +813,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     }
     const t1 = performance.now();
     const pushSql = counter.get();
+    const afterPush = process.memoryUsage();
     counter.reset();
     pullProfile.clear();
     let pullPages = 0;
@@ -828,6 +833,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     }
     const during = await shop.stop();
     const peak = rss.stop();
+    const retainedAfter = fullGc();
+    log(`  appliance memory: heap after a full GC ${mib(retainedBefore.heapUsed)} (RSS ${mib(retainedBefore.rss)}) at the reconnect, ${mib(retainedAfter.heapUsed)} (RSS ${mib(retainedAfter.rss)}) after the catch-up; heap ${mib(afterPush.heapUsed)} (RSS ${mib(afterPush.rss)}) after the push; peak heap ${mib(peak.heap)}, peak RSS ${mib(peak.self)}`);
     // Not timed: the web orders that came in after the last page.
     for (let more = true; more; ) more = (await engine.pullOnce()).more;
     if ((await engine.pendingCount()) !== 0) throw new Error('bench: ops still pending after the catch-up');
@@ -936,6 +943,15 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
     }
   }
   return out;
+}
+
+/** A full garbage collection of this process (V8's gc, exposed at run time), then its memory: what it retains. */
+function fullGc(): NodeJS.MemoryUsage {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage();
 }
 
 /** A CPU profile of this process (node:inspector) from now until `stop`, written as `<dir>/<name>-<pid>.cpuprofile`. */
