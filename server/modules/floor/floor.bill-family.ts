@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/connection.js';
-import { AppError, notFound } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
 import type { Order } from '../orders/orders.schemas.js';
 import type { FloorContext } from './floor.context.js';
 import { floorRepository as repo, type BillRow, type OrderFigures, type PaymentRow, type RoundRow } from './floor.repository.js';
@@ -98,15 +98,8 @@ export async function billDto(ctx: FloorContext, tenantId: string, bill: BillRow
   const { db, orders } = ctx;
   const fam = await familyOf(db, tenantId, bill);
   const table = await repo.findTable(db, tenantId, bill.table_id);
-  const list: Order[] = [];
-  for (const r of fam.rounds) {
-    try {
-      list.push(await orders.get(tenantId, r.order_id));
-    } catch (err) {
-      // An order whose round arrived before the order itself (sync): it shows up once it is here.
-      if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
-    }
-  }
+  // In round order; an order whose round arrived before the order itself (sync) shows up once it is here.
+  const list: Order[] = await orders.getMany(tenantId, fam.rounds.map((r) => r.order_id));
   return {
     id: bill.id,
     table_id: bill.table_id,

@@ -6,7 +6,7 @@ import type { Order } from '../orders/orders.schemas.js';
 import { billDto, families, familyOf, loadBill, paidItemsOf, rootOf, toPaymentDto, type BillFamily } from './floor.bill-family.js';
 import { billChange, loadTable, strip, tableChange, type FloorContext } from './floor.context.js';
 import { floorRepository as repo, type BillRow, type PaymentRow, type RoundRow, type TableRow } from './floor.repository.js';
-import { floorId, settledReason } from './floor.rules.js';
+import { billFigures, floorId, settledReason } from './floor.rules.js';
 import type { Bill, BillPayment, BillPaymentInput } from './floor.schemas.js';
 import { refresh } from './floor.status.js';
 import { checkTender, legacyMethod, linesAfterDiscounts, tender, unitsShare, type PaymentMethod, type TenderInput } from '../till/till.rules.js';
@@ -90,33 +90,56 @@ const billClosed = () => conflict('Deze rekening is al gesloten.');
  * Call it only after the bill is closed: the floor's own `paid` hook then sees a closed bill and
  * records no payment of its own. Returns the ids it marked.
  */
-async function markOrdersPaid(ctx: FloorContext, w: Writer, root: BillRow, as: PaidAs): Promise<string[]> {
-  const fam = await familyOf(w.trx, root.tenant_id, root);
+async function markOrdersPaid(ctx: FloorContext, w: Writer, root: BillRow, as: PaidAs, known?: BillFamily): Promise<{ marked: string[]; refreshed: boolean }> {
+  const fam = known ?? (await familyOf(w.trx, root.tenant_id, root));
   const ids = fam.orders.filter((o) => o.status !== 'cancelled' && o.payment_status !== 'paid').map((o) => o.id);
-  const marked: string[] = [];
-  for (const id of ids) {
-    try {
-      if ((await ctx.orders.markPaidIn(w, as.actor, id, as.payment)).changed) marked.push(id);
-    } catch (err) {
-      // Read in this same transaction under the restaurant's write lock, the order exists and is not
-      // cancelled: a CONFLICT or NOT_FOUND here comes from a `paid` hook. It must fail the whole
-      // write, never pass for a refusal of the payment, which a caller (payments.settle) records as
-      // a note and commits: that would commit a closed bill with some of its orders unpaid.
-      if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'NOT_FOUND')) {
-        throw new Error(`floor: order ${id} of bill ${root.id} could not be marked paid: ${err.code} ${err.message}`, { cause: err });
-      }
-      throw err;
+  // The bill is closed: each order's own floor `paid` hook has no share to pay (floor.order-hooks.ts),
+  // and its table's status needs announcing once, after the first order (see `settling`).
+  const run: Settling = { refreshed: new Set() };
+  settling.set(w, run);
+  try {
+    return { marked: await ctx.orders.markManyPaidIn(w, as.actor, ids, as.payment), refreshed: run.refreshed.has(root.table_id) };
+  } catch (err) {
+    // Read in this same transaction under the restaurant's write lock, the orders exist and are not
+    // cancelled: a CONFLICT or NOT_FOUND here comes from a `paid` hook. It must fail the whole
+    // write, never pass for a refusal of the payment, which a caller (payments.settle) records as
+    // a note and commits: that would commit a closed bill with some of its orders unpaid.
+    if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'NOT_FOUND')) {
+      throw new Error(`floor: the orders of bill ${root.id} could not be marked paid: ${err.code} ${err.message}`, { cause: err });
     }
+    throw err;
+  } finally {
+    settling.delete(w);
   }
-  return marked;
 }
+
+/**
+ * The orders of a bill closed as paid being marked paid inside this writer (markOrdersPaid). Each
+ * order's floor `paid` hook then only announces its table's status, once per table: the first
+ * order's hook does what it always did (the bill is closed, so its share is nothing), and nothing
+ * between the orders changes a table's status (their payment is no input of it), so the later
+ * orders' refreshes found nothing to announce. Same changes, in the same order, fewer statements.
+ */
+interface Settling {
+  refreshed: Set<string>;
+}
+export const settling = new WeakMap<Writer, Settling>();
 
 /**
  * Closes a (root) bill on this node. Closed as `paid`, its unpaid, non-cancelled orders are marked
  * paid in the same transaction (`paidAs`), so a closed, paid bill never has unpaid orders behind
  * it; closed by staff (`staff`, the rest is on the house) or `empty`, the orders are left as they are.
  */
-async function close(ctx: FloorContext, w: Writer, bill: BillRow, reason: 'paid' | 'staff' | 'empty', userId: string | null, paidAs?: PaidAs): Promise<{ row: BillRow; paidOrderIds: string[] }> {
+async function close(
+  ctx: FloorContext,
+  w: Writer,
+  bill: BillRow,
+  reason: 'paid' | 'staff' | 'empty',
+  userId: string | null,
+  paidAs?: PaidAs,
+  /** The bill's family as read in this transaction, when the caller has it (its orders and total are what closing reads). */
+  known?: BillFamily,
+): Promise<{ row: BillRow; paidOrderIds: string[]; refreshed: boolean }> {
   const row: BillRow = { ...bill, status: 'closed', closed_at: w.now, close_reason: reason, closed_by: userId, updated_at: w.now };
   await repo.updateBill(w.trx, row);
   await w.record(billChange(row.id, 'bill.closed', { bill: strip(row) }));
@@ -127,13 +150,12 @@ async function close(ctx: FloorContext, w: Writer, bill: BillRow, reason: 'paid'
     await repo.updateTable(w.trx, next);
     await w.record(tableChange(next, 'table.updated', { status_override: null, override_at: null }));
   }
-  const paidOrderIds =
-    reason === 'paid' ? await markOrdersPaid(ctx, w, row, paidAs ?? { actor: { tenantId: bill.tenant_id, userId, via: 'pos' }, payment: TABLE_PAYMENT }) : [];
-  if (reason === 'paid' && ctx.billPaid.length > 0) {
-    const { figures } = await familyOf(w.trx, bill.tenant_id, row);
-    for (const fn of ctx.billPaid) await fn(w, row, figures.total_cents);
-  }
-  return { row, paidOrderIds };
+  const fam = reason === 'paid' ? (known ?? (await familyOf(w.trx, bill.tenant_id, row))) : undefined;
+  const { marked: paidOrderIds, refreshed } =
+    reason === 'paid' ? await markOrdersPaid(ctx, w, row, paidAs ?? { actor: { tenantId: bill.tenant_id, userId, via: 'pos' }, payment: TABLE_PAYMENT }, fam) : { marked: [], refreshed: false };
+  // The total is the non-cancelled orders' (billFigures): marking them paid does not change it.
+  if (reason === 'paid' && ctx.billPaid.length > 0) for (const fn of ctx.billPaid) await fn(w, row, fam!.figures.total_cents);
+  return { row, paidOrderIds, refreshed };
 }
 
 /** Closes the bill of this order's round when it is paid in full or has nothing left (every order cancelled). */
@@ -148,7 +170,7 @@ export async function settleBillOf(ctx: FloorContext, w: Writer, actor: Actor, o
   const fam = await familyOf(w.trx, tenantId, root);
   const reason = settledReason(fam.figures, fam.orders);
   // Paid in full by a cancellation or a counter payment: the other orders were paid by the bill's earlier payments.
-  if (reason) await close(ctx, w, root, reason, actor.userId, { actor, payment: TABLE_PAYMENT });
+  if (reason) await close(ctx, w, root, reason, actor.userId, { actor, payment: TABLE_PAYMENT }, fam);
 }
 
 /**
@@ -246,7 +268,7 @@ export async function anySettled(ctx: FloorContext, tenantId: string, open: Bill
 export async function closeSettled(ctx: FloorContext, w: Writer, tenantId: string): Promise<void> {
   for (const f of await families(w.trx, tenantId, await repo.openBills(w.trx, tenantId))) {
     const reason = settledReason(f.figures, f.orders);
-    if (reason) await close(ctx, w, f.root, reason, null, { actor: { tenantId, userId: null, via: 'pos' }, payment: TABLE_PAYMENT });
+    if (reason) await close(ctx, w, f.root, reason, null, { actor: { tenantId, userId: null, via: 'pos' }, payment: TABLE_PAYMENT }, f);
   }
 }
 
@@ -320,14 +342,18 @@ export function createFloorBills(ctx: FloorContext) {
       detail: { source: payment.source, ...(paidItems.length ? { items: paidItems } : {}), ...(received !== null ? { received_cents: received, change_cents: change } : {}), order_ids: before.orders.filter((o) => o.status !== 'cancelled').map((o) => o.id) },
       allow_closed_day: payment.source === 'pay_at_table',
     });
-    const after = await familyOf(w.trx, tenantId, root);
+    // The family with this payment: inserting it changed nothing else the family reads.
+    const payments = [...before.payments, payment].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const after: BillFamily = { ...before, payments, figures: billFigures(before.orders, payments) };
     const reason = settledReason(after.figures, after.orders);
     let paidOrderIds: string[] = [];
+    let refreshed = false;
     if (reason === 'paid') {
       const actor: Actor = { tenantId, userId: input.userId ?? null, via: input.via ?? (payment.source === 'staff' ? 'pos' : 'web') };
-      paidOrderIds = (await close(ctx, w, root, 'paid', input.userId ?? null, { actor, payment: input.order_payment ?? TABLE_PAYMENT })).paidOrderIds;
+      ({ paidOrderIds, refreshed } = await close(ctx, w, root, 'paid', input.userId ?? null, { actor, payment: input.order_payment ?? TABLE_PAYMENT }, after));
     }
-    await refresh(ctx, w, tenantId, [root.table_id]);
+    // Announced already when closing marked its orders paid (nothing since changes the table's status).
+    if (!refreshed) await refresh(ctx, w, tenantId, [root.table_id]);
     return result(after, payment, reason === 'paid', false, paidOrderIds);
   }
 
@@ -392,6 +418,8 @@ export function createFloorBills(ctx: FloorContext) {
           via: actor.via,
           order_payment: TABLE_PAYMENT,
         }),
+        // The payment, its journal entry, the bill's close, its orders' `order.paid` and the receipt: one batch (change-log.ts).
+        { batch: true },
       );
       return { bill: await getBill(actor.tenantId, r.bill_id), payment: r.payment, change_cents: r.payment.change_cents };
     },
@@ -482,7 +510,7 @@ export function createFloorBills(ctx: FloorContext) {
               const out: string[] = [];
               for (const id of mine) {
                 const root = await repo.findBill(w.trx, tenantId, id);
-                if (root && root.status === 'closed' && root.close_reason === 'paid') out.push(...(await markOrdersPaid(ctx, w, root, { actor, payment: TABLE_PAYMENT })));
+                if (root && root.status === 'closed' && root.close_reason === 'paid') out.push(...(await markOrdersPaid(ctx, w, root, { actor, payment: TABLE_PAYMENT })).marked);
               }
               return out;
             })),

@@ -79,6 +79,8 @@ export const floorRepository = {
 
   // ── announced status (local-only) ──
   announced: (db: Executor, tenantId: string) => db.selectFrom('floor_table_status').selectAll().where('tenant_id', '=', tenantId).execute(),
+  announcedOf: (db: Executor, tenantId: string, tableIds: string[]) =>
+    tableIds.length === 0 ? Promise.resolve([] as StatusRow[]) : db.selectFrom('floor_table_status').selectAll().where('tenant_id', '=', tenantId).where('table_id', 'in', tableIds).execute(),
   announce: (db: Executor, row: StatusRow) =>
     db
       .insertInto('floor_table_status')

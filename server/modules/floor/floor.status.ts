@@ -49,11 +49,15 @@ export async function computeStatuses(ctx: FloorContext, exec: Executor, tenantI
  * omitted): compares the derived status with the one last announced on this node and records
  * `table.status_changed` for each difference (the change log → the tablets' socket, docs/floor.md).
  */
-export async function refresh(ctx: FloorContext, w: Writer, tenantId: string, tableIds?: string[]): Promise<void> {
+export async function refresh(ctx: FloorContext, w: Writer, tenantId: string, tableIds?: string[], known?: { occupied: true }): Promise<void> {
   const tables = (tableIds ? await repo.findTables(w.trx, tenantId, [...new Set(tableIds)]) : await repo.listTables(w.trx, tenantId)).filter((t) => !t.archived_at);
   if (tables.length === 0) return;
-  const { statuses } = await computeStatuses(ctx, w.trx, tenantId, tables, w.nowDate);
-  const announced = new Map((await repo.announced(w.trx, tenantId)).map((r) => [r.table_id, r.status]));
+  // `occupied`: the caller knows each of these tables has an active order on it (one it just wrote):
+  // occupied wins over any booking (deriveStatus), so bills and bookings need not be read.
+  const statuses = known?.occupied
+    ? new Map(tables.map((t) => [t.id, { status: deriveStatus({ override: t.status_override, occupied: true, reserved: false }), manual: t.status_override !== null }]))
+    : (await computeStatuses(ctx, w.trx, tenantId, tables, w.nowDate)).statuses;
+  const announced = new Map((await (tableIds ? repo.announcedOf(w.trx, tenantId, tables.map((t) => t.id)) : repo.announced(w.trx, tenantId))).map((r) => [r.table_id, r.status]));
   for (const t of tables) {
     const s = statuses.get(t.id)!;
     const before = announced.get(t.id) ?? 'vrij';

@@ -88,6 +88,9 @@ function shortfall(balance: number, points: number, reserved = 0): AppError {
   return conflict(`Onvoldoende punten: saldo ${balance}, gevraagd ${points}.`);
 }
 
+/** The loyalty settings an earn read in a write (several orders paid in one transaction read them once). */
+const earnSettings = new WeakMap<Writer, { pointsPerEuro: number; allowance: number }>();
+
 export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants: TenantsService; cloudLink?: SyncTransport; onError?: (err: unknown) => void }) {
   const { db, changes, tenants } = deps;
   let cloudLink = deps.cloudLink;
@@ -407,7 +410,10 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
     async earnForOrder(w: Writer, actor: LoyaltyActor, order: Pick<Order, 'id' | 'total_cents' | 'customer'>): Promise<TransactionRow | undefined> {
       const phone = order.customer?.phone ? toE164(order.customer.phone) : undefined;
       if (!phone) return undefined;
-      const { pointsPerEuro } = await repo.settings(w.trx, actor.tenantId);
+      // One read per write: a bill closing marks several orders paid in one transaction.
+      let settings = earnSettings.get(w);
+      if (!settings) earnSettings.set(w, (settings = await repo.settings(w.trx, actor.tenantId)));
+      const { pointsPerEuro } = settings;
       const points = pointsForOrder(order.total_cents, pointsPerEuro);
       if (points <= 0) return undefined;
       const id = earnId(order.id);
@@ -427,7 +433,8 @@ export function createLoyaltyService(deps: { db: Db; changes: ChangeLog; tenants
         origin: changes.origin,
         created_at: w.now,
       };
-      await addTransaction(w.trx, row);
+      // primaryByPhone and createCustomer answer a live customer that is merged into none: its own root.
+      await addTransaction(w.trx, row, customer.id);
       await w.record(transactionChange(row));
       await renew(w, actor.tenantId, customer.id);
       return row;

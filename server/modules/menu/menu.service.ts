@@ -270,6 +270,12 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
       return new Map((await menuRepository.listCategories(exec, tenantId, true)).map((c) => [c.id, c.vat_rate ?? null]));
     },
 
+    /** categoryCourses and categoryVatRates from one read (an order's new lines). */
+    async categoryDefaults(exec: Executor, tenantId: string): Promise<{ courses: Map<string, number | null>; vat: Map<string, number | null> }> {
+      const rows = await menuRepository.listCategories(exec, tenantId, true);
+      return { courses: new Map(rows.map((c) => [c.id, c.archived_at ? null : c.course])), vat: new Map(rows.map((c) => [c.id, c.vat_rate ?? null])) };
+    },
+
     /** Live modifier groups by id, as the menus show them (for pricing and checking an order's options). */
     liveGroups: (exec: Executor, tenantId: string, ids: string[]) => liveGroups(exec, tenantId, ids),
 

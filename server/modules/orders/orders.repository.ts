@@ -17,6 +17,9 @@ export const ordersRepository = {
   find: (db: Executor, tenantId: string, id: string) =>
     db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
 
+  findMany: (db: Executor, tenantId: string, ids: string[]) =>
+    ids.length === 0 ? Promise.resolve([] as OrderRow[]) : db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', ids).execute(),
+
   findByIdempotencyKey: (db: Executor, tenantId: string, key: string) =>
     db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('idempotency_key', '=', key).executeTakeFirst(),
 
@@ -90,6 +93,9 @@ export const ordersRepository = {
   insert: (db: Executor, row: OrderRow) => db.insertInto('orders').values(row).execute(),
   insertItems: (db: Executor, rows: OrderItemRow[]) => (rows.length ? db.insertInto('order_items').values(rows).execute() : Promise.resolve()),
   insertHistory: (db: Executor, row: HistoryRow) => db.insertInto('order_status_history').values(row).execute(),
+  /** These orders paid (one statement for a bill's orders). */
+  markPaid: (db: Executor, tenantId: string, ids: string[], now: string) =>
+    db.updateTable('orders').set({ payment_status: 'paid', updated_at: now }).where('tenant_id', '=', tenantId).where('id', 'in', ids).execute(),
   update: (db: Executor, tenantId: string, id: string, patch: Partial<OrderRow>) =>
     db.updateTable('orders').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute(),
 

@@ -138,6 +138,14 @@ export interface PaymentInfo {
   amount_cents?: number;
 }
 
+/**
+ * The order path's writes record their changes as one batch at the end (change-log.ts
+ * `WriteOptions`): the order's, its bill round's, its table's status, its print jobs' hooks' and
+ * the paid hooks' changes, two statements instead of two per change. Nothing in these writes reads
+ * the change log or a record's seq before committing.
+ */
+const BATCH = { batch: true } as const;
+
 const forbiddenMove = (from: OrderStatus, to: OrderStatus) => conflict(`Deze statuswijziging is niet toegestaan (van '${from}' naar '${to}').`);
 const keyReused = () => conflict('Deze idempotency-sleutel is al gebruikt voor een andere bestelling.');
 
@@ -216,6 +224,42 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
     created_at: w.now,
   });
 
+  /**
+   * markPaidIn for several orders in one pass (a bill closed as paid, floor.bills.ts): the orders,
+   * their lines and discounts read with one statement each, the open ones marked paid with one
+   * update; then, order by order in the given order, `order.paid` and the `paid` hooks, exactly as
+   * markPaidIn records them one order at a time. NOT_FOUND or CONFLICT (a cancelled order) before
+   * anything is written. Returns the ids it marked, in order.
+   */
+  async function markManyPaidIn(w: Writer, actor: Actor, ids: readonly string[], payment: PaymentInfo = {}): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = new Map((await ordersRepository.findMany(w.trx, actor.tenantId, [...new Set(ids)])).map((r) => [r.id, r]));
+    const open: OrderRow[] = [];
+    const seen = new Set<string>();
+    for (const id of ids) {
+      const row = rows.get(id);
+      if (!row) throw notFound('Bestelling');
+      if (row.payment_status === 'paid' || seen.has(id)) continue;
+      if (row.status === 'cancelled') throw conflict('Een geannuleerde bestelling kan niet betaald worden.');
+      seen.add(id);
+      open.push({ ...row, payment_status: 'paid', updated_at: w.now });
+    }
+    if (open.length === 0) return [];
+    const openIds = open.map((r) => r.id);
+    await ordersRepository.markPaid(w.trx, actor.tenantId, openIds, w.now);
+    const [items, discounts] = await Promise.all([ordersRepository.itemsOf(w.trx, openIds), ordersRepository.discountsOf(w.trx, openIds)]);
+    const itemsOf = new Map<string, OrderItemRow[]>();
+    for (const i of items) itemsOf.set(i.order_id, [...(itemsOf.get(i.order_id) ?? []), i]);
+    const discountsOf = new Map<string, DiscountRow[]>();
+    for (const d of discounts) discountsOf.set(d.order_id, [...(discountsOf.get(d.order_id) ?? []), d]);
+    for (const row of open) {
+      const order = toOrderDto(row, itemsOf.get(row.id) ?? [], discountsOf.get(row.id) ?? []);
+      await w.record({ entity: 'order', entityId: row.id, kind: 'order.paid', payload: { order, payment: { ...payment, by: actor.userId, via: actor.via } } });
+      await run('paid', w, actor, order, payment);
+    }
+    return openIds;
+  }
+
   async function markPaidIn(w: Writer, actor: Actor, id: string, payment: PaymentInfo = {}): Promise<{ order: Order; changed: boolean }> {
     const row = await ordersRepository.find(w.trx, actor.tenantId, id);
     if (!row) throw notFound('Bestelling');
@@ -287,6 +331,24 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
 
     get: (tenantId: string, id: string) => load(tenantId, id),
 
+    /**
+     * These orders (read with one statement each for the orders, their lines and discounts), in
+     * the order of `ids`; ids of orders that are not here are left out.
+     */
+    async getMany(tenantId: string, ids: readonly string[], exec: Db | Writer['trx'] = db): Promise<Order[]> {
+      if (ids.length === 0) return [];
+      const rows = new Map((await ordersRepository.findMany(exec, tenantId, [...new Set(ids)])).map((r) => [r.id, r]));
+      const found = ids.flatMap((id) => (rows.has(id) ? [rows.get(id)!] : []));
+      const foundIds = found.map((r) => r.id);
+      // Discounts always read (as `get` does): a discount row counts even when it comes to nothing.
+      const [items, discounts] = await Promise.all([ordersRepository.itemsOf(exec, foundIds), ordersRepository.discountsOf(exec, foundIds)]);
+      const itemsOf = new Map<string, OrderItemRow[]>();
+      for (const i of items) itemsOf.set(i.order_id, [...(itemsOf.get(i.order_id) ?? []), i]);
+      const discountsOf = new Map<string, DiscountRow[]>();
+      for (const d of discounts) discountsOf.set(d.order_id, [...(discountsOf.get(d.order_id) ?? []), d]);
+      return found.map((r) => toOrderDto(r, itemsOf.get(r.id) ?? [], discountsOf.get(r.id) ?? []));
+    },
+
     async list(tenantId: string, filter: OrderFilter, limit: number, offset: number) {
       const [rows, total] = await Promise.all([
         ordersRepository.list(db, tenantId, filter, 'desc', limit, offset),
@@ -354,7 +416,8 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
           details: [{ field: 'idempotency_key', error: "'idempotency_key' moet gelijk zijn aan de Idempotency-Key-header." }],
         });
       }
-      const hash = requestHash(input, actor.via);
+      // Only an order with an idempotency key keeps (and compares) what was asked.
+      const hash = key ? requestHash(input, actor.via) : '';
       if (key) {
         const repeat = await repeatOf(actor.tenantId, key, hash);
         if (repeat) return { order: repeat, created: false };
@@ -372,12 +435,14 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
           });
           if (details.length) throw new AppError('VALIDATION', `Ongeldige invoer: ${details[0]!.error.replace(/\.$/, '')}.`, { details });
           const live = [...byId.values()];
-          const [groups, dishAllergens, categoryCourses, categoryVat] = await Promise.all([
+          // A category's course and VAT rate are only fallbacks for a product without its own: read once, and only then.
+          const needCategories = live.some((p) => p.category_id && (p.course == null || p.vat_rate == null));
+          const [groups, dishAllergens, categories] = await Promise.all([
             menu.liveGroups(w.trx, actor.tenantId, live.flatMap((p) => groupIdsOf(p))),
             menu.dishAllergens(w.trx, actor.tenantId, live),
-            menu.categoryCourses(w.trx, actor.tenantId),
-            menu.categoryVatRates(w.trx, actor.tenantId),
+            needCategories ? menu.categoryDefaults(w.trx, actor.tenantId) : Promise.resolve({ courses: new Map<string, number | null>(), vat: new Map<string, number | null>() }),
           ]);
+          const { courses: categoryCourses, vat: categoryVat } = categories;
           // Options: each must belong to one of the product's live groups and be available; per group min..max (quantities counted).
           const chosen = input.items.map((item, idx) => {
             const p = byId.get(item.product_id)!;
@@ -472,7 +537,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
           });
           if (alongside) await alongside(w, order);
           return order;
-        });
+        }, BATCH);
         return { order, created: true };
       } catch (err) {
         // A concurrent request with the same key won the race: answer with its order.
@@ -499,7 +564,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
         await w.record({ entity: 'order', entityId: id, kind: 'order.status_changed', payload: { order, from: row.status, to, history: wireHistory(history) } });
         await run('statusChanged', w, actor, order, row.status, to);
         return { order, from: row.status, changed: true };
-      });
+      }, BATCH);
     },
 
     /**
@@ -534,6 +599,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
      * cancelled order.
      */
     markPaidIn,
+    markManyPaidIn,
 
     /**
      * Sends a held course to the kitchen (POST /orders/:id/fire, CONTRACT §17): its lines get
