@@ -59,6 +59,8 @@ let log: Stmt[] | null = null;
   const probe = new SqliteDatabase(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...a: unknown[]) => unknown>;
   probe.close();
+  // A statement's SQL text is copied out of the native statement on every read: asked once.
+  const sources = new WeakMap<object, string>();
   for (const m of ['run', 'get', 'all', 'iterate'] as const) {
     const orig = proto[m]!;
     proto[m] = function (this: { source: string }, ...a: unknown[]) {
@@ -68,7 +70,9 @@ let log: Stmt[] | null = null;
         return orig.apply(this, a);
       } finally {
         const ms = performance.now() - t0;
-        log.push({ phase: phase.getStore() ?? 'outside', consumer: inConsumer.getStore() === true, sql: this.source, ms, at: t0 });
+        let text = sources.get(this);
+        if (text === undefined) sources.set(this, (text = this.source));
+        log.push({ phase: phase.getStore() ?? 'outside', consumer: inConsumer.getStore() === true, sql: text, ms, at: t0 });
       }
     };
   }
