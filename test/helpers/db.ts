@@ -1,4 +1,4 @@
-import { openDb, type DbHandle } from '../../server/db/connection.js';
+import { migrateToLatest, openDb, type DbHandle } from '../../server/db/connection.js';
 import { acquireSchema } from './pg-schemas.js';
 
 export type Lane = 'sqlite' | 'postgres';
@@ -13,8 +13,28 @@ export interface TestDb {
 }
 
 /**
- * A fresh database for one test: an in-memory/temporary SQLite file (empty), or a PostgreSQL schema of
- * its own, already migrated and without rows (`drop()` gives it back).
+ * The migrated, empty SQLite database as bytes, made once per test worker (module registry): every
+ * fresh in-memory database starts as a copy of it instead of running the migrations again (what
+ * createRuntime's migration check then sees is one read). TEST_SQLITE_TEMPLATE=0 turns it off.
+ */
+let sqliteTemplate: Promise<Buffer> | undefined;
+function migratedSqliteImage(): Promise<Buffer> {
+  sqliteTemplate ??= (async () => {
+    const h = openDb({ sqliteFile: ':memory:' });
+    try {
+      await migrateToLatest(h.db);
+      return h.serialize!();
+    } finally {
+      await h.close();
+    }
+  })();
+  return sqliteTemplate;
+}
+
+/**
+ * A fresh database for one test: an in-memory SQLite database, already migrated and without rows (a
+ * copy of a migrated template), or the given SQLite file (as it is), or a PostgreSQL schema of its
+ * own, already migrated and without rows (`drop()` gives it back).
  */
 export async function freshDb(opts: { sqliteFile?: string; poolSize?: number } = {}): Promise<TestDb> {
   if (lane === 'postgres') {
@@ -24,5 +44,8 @@ export async function freshDb(opts: { sqliteFile?: string; poolSize?: number } =
     return { handle, reopen: () => open(schema), drop: release };
   }
   const file = opts.sqliteFile ?? ':memory:';
+  if (!opts.sqliteFile && process.env.TEST_SQLITE_TEMPLATE !== '0') {
+    return { handle: openDb({ sqliteImage: await migratedSqliteImage() }), reopen: () => openDb({ sqliteFile: file }), drop: async () => {} };
+  }
   return { handle: openDb({ sqliteFile: file }), reopen: () => openDb({ sqliteFile: file }), drop: async () => {} };
 }
