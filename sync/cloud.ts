@@ -60,8 +60,15 @@ const toDeviceDto = (d: DeviceRow): DeviceDto => ({
 /** Thrown when the database is (temporarily) unavailable: the route answers 503 and nothing was acknowledged. */
 export const unavailable = () => new AppError('INTERNAL', 'De cloud is tijdelijk niet beschikbaar; de synchronisatie probeert het zo opnieuw.', { status: 503, headers: { 'retry-after': '5' } });
 
-/** Ops per push transaction: one commit (and fsync) per chunk instead of per op, while the tenant's write lock is never held for long. */
-export const PUSH_TX_OPS = 250;
+/**
+ * A push transaction (chunk) holds at most PUSH_TX_OPS ops and, after its first op, at most
+ * PUSH_TX_BYTES of payload: one commit (and fsync), one dedupe read, one prefetch per area and one
+ * set of multi-row writes per chunk instead of per op, while the tenant's write lock is held only for
+ * one chunk at a time. An appliance's push (MAX_PUSH_OPS ops, ≈ 0.9 MB) is normally one chunk
+ * (issue 29: 250 ops per chunk made two of most pushes, bench/README.md "Sync catch-up, session 10").
+ */
+export const PUSH_TX_OPS = 480;
+export const PUSH_TX_BYTES = 1024 * 1024;
 
 /** An op of an optimistic chunk failed: roll the chunk back and apply it again with a savepoint per op. */
 class RetrySafely extends Error {
@@ -122,6 +129,33 @@ const OpTimestamp = z.iso.datetime({ offset: true });
 /** Size in bytes of a payload as JSON (what the change log stores). */
 export const payloadBytes = (payload: unknown): number => Buffer.byteLength(JSON.stringify(payload ?? null) ?? 'null');
 
+/** An op's payload size (payloadBytes), computed once per op of a push: the budget, the chunks and the limits all ask. */
+const sizes = new WeakMap<WireOp, number>();
+const sizeOf = (op: WireOp): number => {
+  let n = sizes.get(op);
+  if (n === undefined) sizes.set(op, (n = payloadBytes(op.payload)));
+  return n;
+};
+
+/** A push's ops (in device_seq order) cut into its transactions: PUSH_TX_OPS ops and PUSH_TX_BYTES of payload at most (at least one op each). */
+export function pushChunks(ops: WireOp[]): WireOp[][] {
+  const out: WireOp[][] = [];
+  let chunk: WireOp[] = [];
+  let bytes = 0;
+  for (const op of ops) {
+    const size = Math.min(sizeOf(op), MAX_OP_BYTES + 1);
+    if (chunk.length > 0 && (chunk.length >= PUSH_TX_OPS || bytes + size > PUSH_TX_BYTES)) {
+      out.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(op);
+    bytes += size;
+  }
+  if (chunk.length > 0) out.push(chunk);
+  return out;
+}
+
 /**
  * The framework's own checks of one pushed op, before any descriptor sees it (issue 17): a UUID op
  * id, no NUL byte in its names, an ISO timestamp, the payload within MAX_OP_BYTES, every string in
@@ -138,7 +172,7 @@ export function opRefusal(op: WireOp): string | null {
   if (p && typeof p === 'object' && !Array.isArray(p) && OVERSIZED in p) {
     return `Deze wijziging is te groot om te synchroniseren (${Number(p[OVERSIZED]) || 'meer dan ' + MAX_OP_BYTES} bytes; maximaal ${MAX_OP_BYTES}).`;
   }
-  const bytes = payloadBytes(op.payload);
+  const bytes = sizeOf(op);
   if (bytes > MAX_OP_BYTES) return `Deze wijziging is te groot om te synchroniseren (${bytes} bytes; maximaal ${MAX_OP_BYTES}).`;
   const issue = scanJson(op.payload, { maxString: MAX_FIELD_CHARS, maxDepth: MAX_PAYLOAD_DEPTH });
   if (issue) {
@@ -614,7 +648,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       checkVersions(body.protocol_version, body.schema_version);
       if (body.ops.length > 0) {
         try {
-          await charge(device, body.ops.length, body.ops.reduce((sum, op) => sum + Math.min(payloadBytes(op.payload), MAX_OP_BYTES + 1), 0));
+          await charge(device, body.ops.length, body.ops.reduce((sum, op) => sum + Math.min(sizeOf(op), MAX_OP_BYTES + 1), 0));
         } catch (err) {
           if (isTransientDbError(err)) throw unavailable();
           throw err;
@@ -623,8 +657,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       const ops = [...body.ops].sort((a, b) => a.device_seq - b.device_seq);
       const results: OpResult[] = [];
       let complete = true;
-      for (let i = 0; i < ops.length; i += PUSH_TX_OPS) {
-        const chunk = ops.slice(i, i + PUSH_TX_OPS);
+      for (const chunk of pushChunks(ops)) {
         try {
           results.push(...(await applyChunk(device, chunk, false).catch((err: unknown) => {
             if (err instanceof RetrySafely) return applyChunk(device, chunk, true);
