@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
+import { bulkUpdateById } from '../../db/bulk.js';
 import type { OrderCourseFiresTable, OrderDiscountsTable, OrderItemsTable, OrderItemVoidsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
 import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
@@ -477,15 +478,19 @@ class OrdersBatch implements OrderStore, BatchState {
   async flush(trx: Tx): Promise<void> {
     const fresh: OrdersTable[] = [];
     const items: OrderItemsTable[] = [];
+    const moved: Array<{ id: string } & Partial<OrdersTable>> = [];
     // Known orders first: a number one of them gives up may be the number of a new one.
     for (const e of this.entries.values()) {
       if (e.isNew) {
         fresh.push(e.row);
         items.push(...e.items);
-      } else if (Object.keys(e.patch).length > 0) {
+      } else if ('number' in e.patch || 'idempotency_key' in e.patch) {
+        // One by one, in order (a number or key handed from one order to another).
         await trx.updateTable('orders').set(e.patch).where('id', '=', e.row.id).execute();
-      }
+      } else if (Object.keys(e.patch).length > 0) moved.push({ ...e.patch, id: e.row.id });
     }
+    // Status and payment moves of the chunk's known orders: one statement per set of columns (server/db/bulk.ts).
+    await bulkUpdateById(trx, 'orders', moved);
     for (const rows of chunks(fresh)) await trx.insertInto('orders').values(rows).execute();
     const inserted = await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
     if (this.strict && inserted !== items.length) throw new Error('sync: an order line id of this batch exists already');
