@@ -78,6 +78,8 @@ function printProfile(stats: Map<string, { n: number; ms: number }>) {
   }
   const cpu = process.cpuUsage(cpuAtReset);
   console.error(`bench cloud SQL profile: ${count} statements, ${total.toFixed(0)} ms waiting for PostgreSQL; cloud process CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`);
+  const m = (k: keyof NodeJS.MemoryUsage) => `${k} ${Math.round(memAtReset[k] / 2 ** 20)} → peak ${Math.round(memPeak[k] / 2 ** 20)} MiB`;
+  console.error(`bench cloud memory over the catch-up (main thread's heap; rss is the whole process, the sender thread included): ${(['rss', 'heapTotal', 'heapUsed', 'external', 'arrayBuffers'] as const).map(m).join(', ')}`);
   for (const [k, s] of [...byWriter].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} statements  by ${k}`);
   for (const [k, s] of [...applyTimes].sort((a, b) => b[1].ms - a[1].ms)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} ${(s.ms / s.n).toFixed(3).padStart(7)}  ${k}`);
   for (const [k, s] of [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} ${(s.ms / s.n).toFixed(3).padStart(7)}  ${k}`);
@@ -113,6 +115,14 @@ if (profile) {
 
 // IPC {type:'sql-profile', action:'reset'|'print'}: the bench marks the phase it wants profiled (the catch-up).
 let cpuAtReset = process.cpuUsage();
+// With the SQL profile: the process's memory at the reset and its peaks until the print (sampled every 250 ms: process.memoryUsage reads /proc).
+let memAtReset = process.memoryUsage();
+const memPeak = { ...memAtReset };
+let memTimer: NodeJS.Timeout | null = null;
+const sampleMemory = () => {
+  const now = process.memoryUsage();
+  for (const k of Object.keys(memPeak) as Array<keyof NodeJS.MemoryUsage>) memPeak[k] = Math.max(memPeak[k], now[k]);
+};
 // BENCH_CPU_PROF_CATCHUP=dir: a CPU profile of this process over the same phase (node:inspector), written to dir.
 const cpuDir = process.env.BENCH_CPU_PROF_CATCHUP;
 const inspector = cpuDir ? new (await import('node:inspector')).Session() : null;
@@ -140,7 +150,13 @@ process.on('message', (m: { type?: string; action?: string }) => {
     applyTimes.clear();
     byWriter.clear();
     cpuAtReset = process.cpuUsage();
-  } else printProfile(profile);
+    memAtReset = process.memoryUsage();
+    Object.assign(memPeak, memAtReset);
+    memTimer ??= setInterval(sampleMemory, 250).unref();
+  } else {
+    sampleMemory();
+    printProfile(profile);
+  }
 });
 
 let rt: Awaited<ReturnType<typeof createRuntime>>;
