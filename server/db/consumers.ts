@@ -41,6 +41,14 @@ export interface ChangeConsumer {
    * wrote). Not called when the batch rolled back; a throw is reported through onError only.
    */
   afterCommit?(batch: ChangeRecord[], ctx: { tenantId: string; node: string }): void;
+  /**
+   * Optional: whether `handle` acts on this change at all. A local commit with no change it wants
+   * wakes it late (`lateMs`, default 1 s; or at the next commit it wants, or the sweep), so that one
+   * batch moves its cursor over many such commits instead of a transaction (and a commit) after
+   * each: e.g. the printing consumer, which acts only on orders that arrive through sync, after
+   * every staff write on the appliance. It still gets every change, once, in seq order.
+   */
+  wants?(c: ChangeRecord): boolean;
 }
 
 export interface ConsumerOptions {
@@ -54,6 +62,8 @@ export interface ConsumerOptions {
   lockedRetryMs?: number;
   /** First retry after a handler error (doubles, up to 30 s). */
   errorRetryMs?: number;
+  /** How late a consumer is woken by a commit of only changes it does not want (ChangeConsumer.wants). Default 1 s. */
+  lateMs?: number;
 }
 
 type Outcome = 'more' | 'done' | 'locked';
@@ -63,8 +73,8 @@ interface RunState {
   dirty: boolean;
   attempt: number;
   timer: NodeJS.Timeout | null;
-  /** Why the timer is set: a 'locked' re-look gives way to a fresh wake-up, an error backoff does not. */
-  waiting: 'locked' | 'error' | null;
+  /** Why the timer is set: a 'locked' re-look or a 'late' wake-up gives way to a fresh wake-up, an error backoff does not. */
+  waiting: 'locked' | 'error' | 'late' | null;
 }
 
 export class ChangeConsumers {
@@ -73,10 +83,12 @@ export class ChangeConsumers {
   private closed = false;
   private readonly lockedRetryMs: number;
   private readonly errorRetryMs: number;
+  private readonly lateMs: number;
 
   constructor(private readonly opts: ConsumerOptions) {
     this.lockedRetryMs = opts.lockedRetryMs ?? 50;
     this.errorRetryMs = opts.errorRetryMs ?? 1000;
+    this.lateMs = opts.lateMs ?? 1000;
   }
 
   get node(): string {
@@ -94,9 +106,33 @@ export class ChangeConsumers {
     return [...this.consumers.keys()];
   }
 
-  /** Something committed for this tenant (here or on another node): run every consumer for it. */
-  kick(tenantId: string): void {
-    for (const c of this.consumers.values()) this.kickOne(c, tenantId);
+  /**
+   * Something committed for this tenant (here or on another node): run every consumer for it. With
+   * the committed `records` (a commit on this node), a consumer that wants none of them is woken late.
+   */
+  kick(tenantId: string, records?: readonly ChangeRecord[]): void {
+    for (const c of this.consumers.values()) {
+      if (records && c.wants && !records.some((r) => c.wants!(r))) this.kickLate(c, tenantId);
+      else this.kickOne(c, tenantId);
+    }
+  }
+
+  /** Runs this consumer for the tenant after `lateMs`, unless it runs or is due anyway. */
+  private kickLate(c: ChangeConsumer, tenantId: string): void {
+    if (this.closed) return;
+    const key = `${c.name}\u0000${tenantId}`;
+    const existing = this.state.get(key);
+    // Running (its next wake-up or the sweep reaches these changes) or already due: nothing to add.
+    if (existing && (existing.running || existing.timer)) return;
+    const s: RunState = existing ?? { running: null, dirty: false, attempt: 0, timer: null, waiting: null };
+    this.state.set(key, s);
+    s.waiting = 'late';
+    s.timer = setTimeout(() => {
+      s.timer = null;
+      s.waiting = null;
+      this.kickOne(c, tenantId);
+    }, this.lateMs);
+    s.timer.unref?.();
   }
 
   /** Kicks every (consumer, tenant) whose cursor is behind the tenant's last seq. */
@@ -153,7 +189,7 @@ export class ChangeConsumers {
       this.state.set(key, s);
     }
     s.dirty = true;
-    if (s.timer && s.waiting === 'locked') {
+    if (s.timer && (s.waiting === 'locked' || s.waiting === 'late')) {
       // New work: look now rather than at the end of the re-look backoff.
       clearTimeout(s.timer);
       s.timer = null;

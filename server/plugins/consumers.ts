@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { ChangeLog } from '../db/change-log.js';
+import type { ChangeLog, ChangeRecord } from '../db/change-log.js';
 import type { Db, Dialect } from '../db/connection.js';
 import { ChangeConsumers } from '../db/consumers.js';
 import type { Clock } from '../shared/clock.js';
@@ -35,15 +35,16 @@ async function consumersPlugin(app: FastifyInstance, opts: ConsumersPluginOption
     onError: (err, consumer, tenantId) => app.log.error({ err, consumer, tenantId }, 'change-log consumer failed; retrying'),
   });
   app.decorate('consumers', consumers);
-  const onCommitted = (tenantId: string) => consumers.kick(tenantId);
+  const onCommitted = (tenantId: string, records: ChangeRecord[]) => consumers.kick(tenantId, records);
+  const onRemote = (tenantId: string) => consumers.kick(tenantId);
   opts.changes.on('committed', onCommitted);
-  opts.changes.on('remote', onCommitted);
+  opts.changes.on('remote', onRemote);
   const timer = setInterval(() => void consumers.sweep(), opts.sweepMs ?? 30_000);
   timer.unref();
   app.addHook('onClose', async () => {
     clearInterval(timer);
     opts.changes.off('committed', onCommitted);
-    opts.changes.off('remote', onCommitted);
+    opts.changes.off('remote', onRemote);
     await consumers.close();
   });
 }

@@ -542,6 +542,8 @@ export function createPrintingService(deps: PrintingDeps) {
         }
       },
       afterCommit: () => kick(),
+      // Only orders that arrive through sync print here: this node's own changes wake it late (server/db/consumers.ts).
+      wants: (c) => prints && c.origin !== changes.origin && c.entity === 'order' && ORDER_KINDS.has(c.kind),
     } satisfies ChangeConsumer,
 
     /** A change committed here: an order change may have made jobs. */
