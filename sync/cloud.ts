@@ -96,6 +96,17 @@ export const KEY_CACHE_MS = 30_000;
 export const KEY_CACHE_MAX = 20_000;
 export const CONTACT_FLUSH_MS = 5_000;
 export const HIGH_WATER_TRUST_MS = 15_000;
+/**
+ * Public ordering asks, for every guest's order, whether the restaurant's appliance is silent
+ * (`heardFromSince`): answered from memory when it can be. Per tenant the live devices (id,
+ * registration, last contact as read) for DEVICES_CACHE_MS; registering, revoking or rotating a key
+ * forgets them on every node (the `sync.device` notice), a node that missed the notice after
+ * DEVICES_CACHE_MS at the latest (a revoked key stops making contact within KEY_CACHE_MS even then).
+ * This node's own contacts are remembered per device. Contacts only move forward, so a contact known
+ * here is a lower bound of the real one: "heard from since" is exact when it says yes; a no is read
+ * again from the table.
+ */
+export const DEVICES_CACHE_MS = 5 * 60_000;
 /** Rows per contact-flush statement (2 parameters each). */
 const CONTACTS_PER_STATEMENT = 400;
 
@@ -210,16 +221,33 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
   const forgetDevice = (deviceId: string) => {
     for (const [hash, row] of keys.entries()) if (row.id === deviceId) keys.delete(hash);
   };
+  // ── the tenants' live devices (DEVICES_CACHE_MS) ──
+  type LiveDevice = Pick<DeviceRow, 'id' | 'created_at' | 'last_seen_at'>;
+  const liveDevices = new LRUCache<string, LiveDevice[]>({ max: 100_000, ttl: DEVICES_CACHE_MS });
+  /** Raised by every forget: a read that began before one must not fill the cache with what it read. */
+  let devicesGeneration = 0;
+  const forgetLiveDevices = () => {
+    devicesGeneration++;
+    liveDevices.clear();
+  };
+  const cacheLiveDevices = (tenantId: string, rows: DeviceRow[], generation: number) => {
+    if (generation === devicesGeneration) liveDevices.set(tenantId, rows.filter((d) => !d.revoked_at).map((d) => ({ id: d.id, created_at: d.created_at, last_seen_at: d.last_seen_at })));
+  };
   changes.on('notice', (topic, data) => {
-    if (topic === 'sync.device') forgetDevice(data);
+    if (topic !== 'sync.device') return;
+    forgetDevice(data);
+    forgetLiveDevices();
   });
 
   // ── contacts, written in batches (CONTACT_FLUSH_MS) ──
   const contacts = new Map<string, string>();
+  /** Each device's latest contact noted on this node, kept after the flush (heardFromSince). */
+  const heard = new LRUCache<string, string>({ max: 100_000 });
   let flushTimer: NodeJS.Timeout | null = null;
   let flushing: Promise<void> = Promise.resolve();
   /** Notes a contact of the device at `at` (ISO); written with the next flush. */
   function noteContact(deviceId: string, at: string): void {
+    if (!(heard.get(deviceId)! >= at)) heard.set(deviceId, at);
     const prev = contacts.get(deviceId);
     if (prev === undefined || prev < at) contacts.set(deviceId, at);
     if (!flushTimer) {
@@ -328,33 +356,46 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
   }
 
   /**
-   * Takes `ops` and `bytes` from the device's bucket (DEVICE_BUDGET), or refuses the push with 429.
-   * Compare-and-set on the bucket's columns, so concurrent pushes of one device (several cloud nodes)
-   * never both spend the same tokens.
+   * Takes `ops` and `bytes` from the device's bucket (DEVICE_BUDGET), or refuses the push with 429:
+   * inside the push's first chunk transaction (issue 28 point 14: no commit of its own), where the
+   * tenant's write lock serializes it with every other push of the device (on any node). Reads the
+   * bucket with the key check the chunk needs anyway (revoked, or the key rotated: 401), and returns
+   * the bucket's new columns, written with the chunk's device-row update (`chunkDeviceUpdate`).
    */
-  async function charge(device: DeviceRow, ops: number, bytes: number): Promise<void> {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const row = await db.selectFrom('sync_devices').select(['budget_ops', 'budget_bytes', 'budget_at', 'revoked_at', 'key_hash']).where('id', '=', device.id).executeTakeFirst();
-      if (!row || row.revoked_at || row.key_hash !== device.key_hash) throw badKey();
-      const nowMs = clock.now().getTime();
-      const hours = row.budget_at === null ? 0 : Math.max(0, nowMs - new Date(row.budget_at).getTime()) / 3_600_000;
-      const haveOps = row.budget_ops === null ? budget.ops : Math.min(budget.ops, Number(row.budget_ops) + hours * budget.opsPerHour);
-      const haveBytes = row.budget_bytes === null ? budget.bytes : Math.min(budget.bytes, Number(row.budget_bytes) + hours * budget.bytesPerHour);
-      if (haveOps < ops || haveBytes < bytes) {
-        const waitHours = Math.max((ops - haveOps) / budget.opsPerHour, (bytes - haveBytes) / budget.bytesPerHour);
-        const seconds = Math.max(1, Math.ceil(waitHours * 3600));
-        throw new AppError('RATE_LIMITED', `Dit apparaat heeft zijn synchronisatiebudget opgebruikt; de wijzigingen volgen over ${seconds} seconden vanzelf.`, { headers: { 'retry-after': String(seconds) } });
-      }
-      let q = db
-        .updateTable('sync_devices')
-        .set({ budget_ops: haveOps - ops, budget_bytes: haveBytes - bytes, budget_at: new Date(nowMs).toISOString() })
-        .where('id', '=', device.id);
-      q = row.budget_ops === null ? q.where('budget_ops', 'is', null) : q.where('budget_ops', '=', row.budget_ops);
-      q = row.budget_bytes === null ? q.where('budget_bytes', 'is', null) : q.where('budget_bytes', '=', row.budget_bytes);
-      q = row.budget_at === null ? q.where('budget_at', 'is', null) : q.where('budget_at', '=', row.budget_at);
-      if (Number((await q.executeTakeFirst()).numUpdatedRows) === 1) return;
+  async function chargeIn(exec: Executor, device: DeviceRow, spend: { ops: number; bytes: number }) {
+    const row = await exec.selectFrom('sync_devices').select(['budget_ops', 'budget_bytes', 'budget_at', 'revoked_at', 'key_hash']).where('id', '=', device.id).executeTakeFirst();
+    if (!row || row.revoked_at || row.key_hash !== device.key_hash) throw badKey();
+    const nowMs = clock.now().getTime();
+    const hours = row.budget_at === null ? 0 : Math.max(0, nowMs - new Date(row.budget_at).getTime()) / 3_600_000;
+    const haveOps = row.budget_ops === null ? budget.ops : Math.min(budget.ops, Number(row.budget_ops) + hours * budget.opsPerHour);
+    const haveBytes = row.budget_bytes === null ? budget.bytes : Math.min(budget.bytes, Number(row.budget_bytes) + hours * budget.bytesPerHour);
+    if (haveOps < spend.ops || haveBytes < spend.bytes) {
+      const waitHours = Math.max((spend.ops - haveOps) / budget.opsPerHour, (spend.bytes - haveBytes) / budget.bytesPerHour);
+      const seconds = Math.max(1, Math.ceil(waitHours * 3600));
+      throw new AppError('RATE_LIMITED', `Dit apparaat heeft zijn synchronisatiebudget opgebruikt; de wijzigingen volgen over ${seconds} seconden vanzelf.`, { headers: { 'retry-after': String(seconds) } });
     }
-    throw unavailable();
+    return { was: row, next: { budget_ops: haveOps - spend.ops, budget_bytes: haveBytes - spend.bytes, budget_at: new Date(nowMs).toISOString() } };
+  }
+
+  /**
+   * The chunk's one write of the device's row at its end: how far its ops are applied
+   * (`last_device_seq`, never back) and, in the first chunk, the charged bucket. The bucket as read
+   * is a condition too (compare-and-set, as a push outside the lock would have needed): should it
+   * have changed meanwhile, the chunk is rolled back and the push answered 503 (sent again).
+   */
+  async function chunkDeviceUpdate(exec: Executor, device: DeviceRow, maxSeq: number, charged: Awaited<ReturnType<typeof chargeIn>> | null): Promise<void> {
+    if (maxSeq <= 0 && !charged) return;
+    let q = exec.updateTable('sync_devices').where('id', '=', device.id);
+    if (maxSeq > 0) q = q.set({ last_device_seq: advance(maxSeq) });
+    if (charged) {
+      const { was, next } = charged;
+      q = q.set(next);
+      q = was.budget_ops === null ? q.where('budget_ops', 'is', null) : q.where('budget_ops', '=', was.budget_ops);
+      q = was.budget_bytes === null ? q.where('budget_bytes', 'is', null) : q.where('budget_bytes', '=', was.budget_bytes);
+      q = was.budget_at === null ? q.where('budget_at', 'is', null) : q.where('budget_at', '=', was.budget_at);
+    }
+    const r = await q.executeTakeFirst();
+    if (charged && Number(r.numUpdatedRows) !== 1) throw unavailable();
   }
 
   function checkVersions(protocol: number, schema: number): void {
@@ -467,10 +508,12 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
    * own, so a permanent error undoes only that op, which is stored as rejected. A transient error
    * rolls the chunk back and is rethrown in either mode.
    */
-  async function applyChunk(device: DeviceRow, ops: WireOp[], safe: boolean): Promise<OpResult[]> {
+  async function applyChunk(device: DeviceRow, ops: WireOp[], safe: boolean, spend?: { ops: number; bytes: number }): Promise<OpResult[]> {
     return changes.write(device.tenant_id, async (w) => {
-      // A key revoked while this push runs stops it at the next chunk.
-      await assertActive(w.trx, device);
+      // A key revoked while this push runs stops it at the next chunk. The first chunk charges the
+      // push's budget (chargeIn), which checks the key from the same row.
+      const charged = spend ? await chargeIn(w.trx, device, spend) : null;
+      if (!charged) await assertActive(w.trx, device);
       const prior = new Map<string, OpResult>();
       // Op ids are the tenant's own (issue 17): another restaurant's use of the same id is not a duplicate.
       const ids = [...new Set(ops.map((o) => o.op_id).filter(storable))];
@@ -548,7 +591,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       for (const r of repeats) results[r.at] = { ...results[r.of]!, duplicate: true };
       const fresh = [...firstAt.values()].filter((at) => !unstored.has(at)).map((at) => toRow(device, results[at]!, w.now));
       for (let i = 0; i < fresh.length; i += ROWS_PER_INSERT) await w.trx.insertInto('sync_ops').values(fresh.slice(i, i + ROWS_PER_INSERT)).execute();
-      if (maxSeq > 0) await w.trx.updateTable('sync_devices').set({ last_device_seq: advance(maxSeq) }).where('id', '=', device.id).execute();
+      await chunkDeviceUpdate(w.trx, device, maxSeq, charged);
       return results;
     });
   }
@@ -573,12 +616,37 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         budget_at: null,
       };
       await db.insertInto('sync_devices').values(row).execute();
+      // Every node's cached device lists forget the tenant's (heardFromSince).
+      changes.announce('sync.device', row.id);
       return { device: toDeviceDto(row), sync_key: key };
     },
 
     async listDevices(tenantId: string): Promise<DeviceDto[]> {
+      const generation = devicesGeneration;
       const rows = await db.selectFrom('sync_devices').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').orderBy('id').execute();
+      cacheLiveDevices(tenantId, rows, generation);
       return rows.map((r) => toDeviceDto(withContact(r)));
+    },
+
+    /**
+     * True when this node knows, from memory (DEVICES_CACHE_MS; read once when not cached), that the
+     * tenant has no live device, or that one of its live devices made contact (or was registered) at
+     * or after `since`. False means "not known": ask `listDevices`, which reads the contacts as written
+     * (another node's come with its next contact flush).
+     */
+    async heardFromSince(tenantId: string, since: Date): Promise<boolean> {
+      let live = liveDevices.get(tenantId);
+      if (!live) {
+        const generation = devicesGeneration;
+        const rows = await db.selectFrom('sync_devices').select(['id', 'created_at', 'last_seen_at', 'revoked_at']).where('tenant_id', '=', tenantId).execute();
+        live = rows.filter((d) => !d.revoked_at).map((d) => ({ id: d.id, created_at: d.created_at, last_seen_at: d.last_seen_at }));
+        if (generation === devicesGeneration) liveDevices.set(tenantId, live);
+      }
+      if (live.length === 0) return true;
+      const from = since.getTime();
+      return live.some((d) => {
+        return [d.created_at, d.last_seen_at, heard.get(d.id)].some((at) => at != null && new Date(at).getTime() >= from);
+      });
     },
 
     /** Writes the contacts noted in memory now (the server's close; tests). */
@@ -646,21 +714,18 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
      */
     async push(device: DeviceRow, body: PushBody): Promise<PushResponse> {
       checkVersions(body.protocol_version, body.schema_version);
-      if (body.ops.length > 0) {
-        try {
-          await charge(device, body.ops.length, body.ops.reduce((sum, op) => sum + Math.min(sizeOf(op), MAX_OP_BYTES + 1), 0));
-        } catch (err) {
-          if (isTransientDbError(err)) throw unavailable();
-          throw err;
-        }
-      }
+      // The whole push's ops and bytes, charged in its first chunk's transaction (chargeIn).
+      const spend = { ops: body.ops.length, bytes: body.ops.reduce((sum, op) => sum + Math.min(sizeOf(op), MAX_OP_BYTES + 1), 0) };
       const ops = [...body.ops].sort((a, b) => a.device_seq - b.device_seq);
       const results: OpResult[] = [];
       let complete = true;
+      let first = true;
       for (const chunk of pushChunks(ops)) {
+        const charge = first ? spend : undefined;
+        first = false;
         try {
-          results.push(...(await applyChunk(device, chunk, false).catch((err: unknown) => {
-            if (err instanceof RetrySafely) return applyChunk(device, chunk, true);
+          results.push(...(await applyChunk(device, chunk, false, charge).catch((err: unknown) => {
+            if (err instanceof RetrySafely) return applyChunk(device, chunk, true, charge);
             throw err;
           })));
         } catch (err) {

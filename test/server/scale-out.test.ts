@@ -287,6 +287,23 @@ function suite(): void {
     await c.b.rt.services.sync.cloud.revokeDevice(c.tenant.id, device.id);
     await until(async () => (await pullA(rotated.sync_key)).statusCode === 401, 1000, 'the revoked key refused on A');
   });
+
+  it('(f) public ordering on node A follows what changes on node B at once: the restaurant (found by slug), its settings, and appliances registered and revoked', async () => {
+    const c = await twoNodes();
+    const menuA = async () => (await c.a.rt.app.inject({ method: 'GET', url: `/api/v1/public/menu/${c.tenant.slug}` })).json<{ restaurant: { name: string }; ordering: { accepting: boolean } }>();
+    const first = await menuA(); // A caches the tenant's row by slug, its settings and its (no) appliances
+    expect(first.ordering.accepting).toBe(true);
+    const patch = (payload: object) => c.b.rt.app.inject({ method: 'PATCH', url: '/api/v1/settings', headers: { cookie: c.admin }, payload });
+    expect((await patch({ name: 'Andere Naam', pause_public_orders_after_minutes: 2 })).statusCode).toBe(200);
+    await until(async () => (await menuA()).restaurant.name === 'Andere Naam', 1000, "B's new name on A");
+    // An appliance registered on B that never makes contact: silent since its registration, so
+    // after the pause threshold A stops taking orders (A had cached "no appliance").
+    const { device } = await c.b.rt.services.sync.cloud.createDevice(c.tenant.id, 'Kassa');
+    c.primary.clock.advanceMinutes(3);
+    await until(async () => !(await menuA()).ordering.accepting, 1000, 'A paused (the appliance registered on B)');
+    await c.b.rt.services.sync.cloud.revokeDevice(c.tenant.id, device.id);
+    await until(async () => (await menuA()).ordering.accepting, 1000, 'A taking orders again (the appliance revoked on B)');
+  });
 }
 
 const banner = (msg: string) => `\n${'!'.repeat(78)}\n!! ${msg}\n${'!'.repeat(78)}\n`;

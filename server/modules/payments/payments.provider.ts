@@ -1,3 +1,5 @@
+import type { Executor } from '../../db/connection.js';
+
 /**
  * One payment-provider interface (issue 12, CONTRACT §11), two implementations: `mollie`
  * (mollie.provider.ts, the official client) and `simulator` (simulator.provider.ts, the default
@@ -37,7 +39,12 @@ export interface ProviderRefund {
 
 export interface PaymentProvider {
   readonly name: ProviderName;
-  create(input: CreatePaymentInput): Promise<ProviderPayment>;
+  /**
+   * True for a provider whose records are rows of this database (the simulator): `create` then
+   * takes the caller's transaction (`exec`), so its payment commits with our provider id.
+   */
+  readonly local?: boolean;
+  create(input: CreatePaymentInput, exec?: Executor): Promise<ProviderPayment>;
   /** The provider's own record; null when it does not know the id. */
   get(id: string): Promise<ProviderPayment | null>;
   refund(id: string, amount_cents: number, reference: string): Promise<ProviderRefund>;

@@ -58,12 +58,14 @@ export const paymentsRepository = {
   insert: (db: Executor, row: PaymentRow) => db.insertInto('payments').values(row).execute(),
 
   /** Records the provider's id and checkout once; a concurrent repeat that set the same values changes nothing. */
+  /** The provider's payment id and checkout, once: the updated row; undefined when the payment had one already. */
   setProvider: (db: Executor, id: string, providerPaymentId: string, checkoutUrl: string | null, now: string) =>
     db
       .updateTable('payments')
       .set({ provider_payment_id: providerPaymentId, checkout_url: checkoutUrl, updated_at: now })
       .where('id', '=', id)
       .where('provider_payment_id', 'is', null)
+      .returningAll()
       .executeTakeFirst(),
 
   /**
@@ -116,8 +118,9 @@ export const paymentsRepository = {
 export const simulatorRepository = {
   find: (db: Executor, id: string) => db.selectFrom('payment_simulator').selectAll().where('id', '=', id).executeTakeFirst(),
   findByKey: (db: Executor, idempotencyKey: string) => db.selectFrom('payment_simulator').selectAll().where('idempotency_key', '=', idempotencyKey).executeTakeFirstOrThrow(),
-  /** Idempotent by the idempotency key: a second insert with the same key keeps the first row. */
-  insert: (db: Executor, row: SimulatorRow) => db.insertInto('payment_simulator').values(row).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute(),
+  /** Idempotent by the idempotency key: a second insert with the same key keeps the first row. The inserted row; undefined when one with the key was there. */
+  insert: (db: Executor, row: SimulatorRow) =>
+    db.insertInto('payment_simulator').values(row).onConflict((oc) => oc.column('idempotency_key').doNothing()).returningAll().executeTakeFirst(),
   /** An open payment's outcome (paid, failed, expired); whether this call changed it (only an open one changes). */
   decideIfOpen: async (db: Executor, id: string, status: 'paid' | 'failed' | 'expired', now: string): Promise<boolean> => {
     const res = await db.updateTable('payment_simulator').set({ status, updated_at: now }).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();

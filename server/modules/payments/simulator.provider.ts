@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../db/connection.js';
+import type { Db, Executor } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
 import type { CreatePaymentInput, PaymentProvider, ProviderPayment, ProviderRefund } from './payments.provider.js';
 import { ProviderRefused } from './payments.provider.js';
@@ -54,8 +54,10 @@ export function createSimulatorProvider(deps: { db: Db; clock: Clock }): Simulat
 
   return {
     name: 'simulator',
+    local: true,
 
-    async create(input: CreatePaymentInput): Promise<ProviderPayment> {
+    /** `exec`: the payment service's transaction (the row commits with our provider id); else an autocommit of its own. */
+    async create(input: CreatePaymentInput, exec: Executor = db): Promise<ProviderPayment> {
       const now = clock.now();
       const row: SimulatorRow = {
         id: `sim_${crypto.randomBytes(15).toString('base64url').replace(/[-_]/g, 'x')}`,
@@ -70,9 +72,8 @@ export function createSimulatorProvider(deps: { db: Db; clock: Clock }): Simulat
         expires_at: new Date(now.getTime() + SIMULATOR_EXPIRY_MS).toISOString(),
         updated_at: now.toISOString(),
       };
-      // Idempotent by our payment id, as Mollie is by its Idempotency-Key.
-      await repo.insert(db, row);
-      const stored = await repo.findByKey(db, input.reference);
+      // Idempotent by our payment id, as Mollie is by its Idempotency-Key: the row inserted now, or the one stored before.
+      const stored = (await repo.insert(exec, row)) ?? (await repo.findByKey(exec, input.reference));
       // The checkout page is served by this same server, next to where the guest returns to.
       return { ...toPayment(stored), checkout_url: new URL(SIMULATOR_PATH + stored.id, input.redirect_url).toString() };
     },

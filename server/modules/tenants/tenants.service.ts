@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ChangeLog } from '../../db/change-log.js';
 import type { Db, Executor } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -71,11 +72,28 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
   const { db, changes, users } = deps;
 
   // Settings are read on hot paths (every order needs the time zone): cached briefly, dropped as
-  // soon as this node commits a tenant change; the TTL bounds staleness from other cloud nodes.
+  // soon as this node commits a tenant change, and on the other cloud nodes when its notice arrives
+  // (`tenant.changed`, through the cluster bus); the TTL bounds staleness when a notice is lost.
   const SETTINGS_TTL_MS = 60_000;
   const settingsCache = new Map<string, { at: number; settings: Settings }>();
+  // Public pages and orders find their restaurant by slug (every guest's request): the row cached
+  // per slug (at most SLUG_CACHE_MAX, for SETTINGS_TTL_MS; unknown slugs are not cached), forgotten
+  // like the settings. A read that began before a change is not cached (`generation`).
+  const SLUG_CACHE_MAX = 10_000;
+  const bySlugCache = new LRUCache<string, TenantRow>({ max: SLUG_CACHE_MAX, ttl: SETTINGS_TTL_MS });
+  let generation = 0;
+  const forget = (tenantId: string) => {
+    generation++;
+    settingsCache.delete(tenantId);
+    for (const [slug, row] of bySlugCache.entries()) if (row.id === tenantId) bySlugCache.delete(slug);
+  };
   changes.on('committed', (tenantId, records) => {
-    if (records.some((r) => r.entity === 'tenant')) settingsCache.delete(tenantId);
+    if (!records.some((r) => r.entity === 'tenant')) return;
+    forget(tenantId);
+    changes.announce('tenant.changed', tenantId);
+  });
+  changes.on('notice', (topic, data, local) => {
+    if (topic === 'tenant.changed' && !local) forget(data);
   });
 
   async function getSettings(tenantId: string): Promise<Settings> {
@@ -111,6 +129,16 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
 
     async bySlug(slug: string): Promise<TenantRow | undefined> {
       return tenantsRepository.findBySlug(db, slug);
+    },
+
+    /** `bySlug` for the public pages' hot paths: possibly up to a minute old when a change's notice from another cloud node was lost. */
+    async cachedBySlug(slug: string): Promise<TenantRow | undefined> {
+      const hit = bySlugCache.get(slug);
+      if (hit) return hit;
+      const at = generation;
+      const row = await tenantsRepository.findBySlug(db, slug);
+      if (row && at === generation) bySlugCache.set(slug, row);
+      return row;
     },
 
     /** `exec`: a caller's transaction (e.g. a change-log consumer's, which must not wait for another connection). */

@@ -31,6 +31,17 @@ describe('GET /public/menu/:slug', () => {
     expect((await w.t.req({ method: 'GET', url: `/api/v1/public/menu/${w.r.slug}` })).json().restaurant.address).toBe('Lepelstraat 1, 1011 AB Amsterdam');
   });
 
+  it('a new name shows at once although the restaurant was looked up by its slug before (the cached row is forgotten on the change)', async () => {
+    const w = await payWorld();
+    const menu = async () => (await w.t.req({ method: 'GET', url: `/api/v1/public/menu/${w.r.slug}` })).json();
+    expect((await menu()).restaurant.name).toBe('Eetcafé De Proef');
+    const set = await w.t.req({ method: 'PATCH', url: '/api/v1/settings', cookie: await w.r.adminCookie(), payload: { name: 'De Nieuwe Proef' } });
+    expect(set.statusCode).toBe(200);
+    expect((await menu()).restaurant.name).toBe('De Nieuwe Proef');
+    const order = await publicOrder(w);
+    expect(order.statusCode).toBe(201);
+  });
+
   it('an unknown slug is 404 in Dutch', async () => {
     const w = await payWorld();
     const res = await w.t.req({ method: 'GET', url: '/api/v1/public/menu/bestaat-niet' });
