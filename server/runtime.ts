@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { buildApp, REDACT } from './app.js';
 import { ChangeLog } from './db/change-log.js';
-import { migrateToLatest, openDb, type DbHandle, type OpenDbOptions } from './db/connection.js';
+import { migrateToLatest, openDb, pgLib, type DbHandle, type OpenDbOptions } from './db/connection.js';
 import { originName } from './db/meta.js';
 import { createServices, type Services } from './modules/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -48,6 +48,8 @@ export async function createRuntime(
   opts: { clock?: Clock; logger?: FastifyServerOptions['logger']; db?: OpenDbOptions; handle?: DbHandle; appVersion?: string } = {},
 ): Promise<Runtime> {
   const handle = opts.handle ?? openDb(opts.db ?? { databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
+  // A handle made outside openDb (its own pg pool) still needs node-postgres' number parsers.
+  if (handle.dialect === 'postgres') pgLib();
   const startup = { db_opened_ms: msNow() } as StartupMarks;
   try {
     await migrateToLatest(handle.db, { pgSchema: handle.pgSchema });

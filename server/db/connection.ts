@@ -23,9 +23,11 @@ export const ROWS_PER_INSERT = 500;
 let pgModule: typeof import('pg') | undefined;
 /**
  * node-postgres, loaded when the first PostgreSQL handle is opened: the appliance (SQLite) never
- * loads it, which shortens its start (issue 29 point 5).
+ * loads it, which shortens its start (issue 29 point 5). Its type parsers are process-wide, so a
+ * handle made elsewhere (a bench or test passing its own pool to createRuntime) gets them from
+ * createRuntime calling this too: without them int8 and numeric come back as strings.
  */
-function pgLib(): typeof import('pg') {
+export function pgLib(): typeof import('pg') {
   if (!pgModule) {
     pgModule = createRequire(import.meta.url)('pg') as typeof import('pg');
     // bigint (int8) and numeric come back from pg as strings; every value we store fits a JS number.
