@@ -253,10 +253,21 @@ export async function appendChanges(trx: Tx, tenantId: string, origin: string, n
     .returning('last_seq')
     .executeTakeFirstOrThrow();
   const first = Number(last) - k + 1;
-  const rows = changes.map((change, i) => ({
+  const rows = unsequencedRows(tenantId, origin, now, changes);
+  for (let i = 0; i < k; i += ROWS_PER_INSERT) {
+    await trx
+      .insertInto('change_log')
+      .values(rows.slice(i, i + ROWS_PER_INSERT).map((row, j) => ({ ...row, seq: first + i + j })))
+      .execute();
+  }
+  return recordsOf(rows, first, changes);
+}
+
+/** The change-log rows of `changes` before their seqs are known (both appends below). */
+function unsequencedRows(tenantId: string, origin: string, now: string, changes: ChangeInput[]) {
+  return changes.map((change) => ({
     op_id: change.opId ?? newId(),
     tenant_id: tenantId,
-    seq: first + i,
     origin: change.origin ?? origin,
     entity: change.entity,
     entity_id: change.entityId,
@@ -264,8 +275,21 @@ export async function appendChanges(trx: Tx, tenantId: string, origin: string, n
     payload: JSON.stringify(change.payload ?? null),
     created_at: change.createdAt ?? now,
   }));
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await trx.insertInto('change_log').values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
-  return rows.map((row, i) => ({ ...row, payload: changes[i]!.payload ?? null }));
+}
+
+/** The appended rows as records, seqs from `first` on, each with its payload as given (not its JSON text). */
+function recordsOf(rows: ReturnType<typeof unsequencedRows>, first: number, changes: ChangeInput[]): ChangeRecord[] {
+  return rows.map((row, i) => ({
+    op_id: row.op_id,
+    tenant_id: row.tenant_id,
+    seq: first + i,
+    origin: row.origin,
+    entity: row.entity,
+    entity_id: row.entity_id,
+    kind: row.kind,
+    payload: changes[i]!.payload ?? null,
+    created_at: row.created_at,
+  }));
 }
 
 /**
@@ -278,16 +302,7 @@ export async function appendChanges(trx: Tx, tenantId: string, origin: string, n
 export async function appendChangesLocked(trx: Tx, tenantId: string, origin: string, now: string, changes: ChangeInput[]): Promise<ChangeRecord[]> {
   if (changes.length === 0) return [];
   const k = changes.length;
-  const rows = changes.map((change) => ({
-    op_id: change.opId ?? newId(),
-    tenant_id: tenantId,
-    origin: change.origin ?? origin,
-    entity: change.entity,
-    entity_id: change.entityId,
-    kind: change.kind,
-    payload: JSON.stringify(change.payload ?? null),
-    created_at: change.createdAt ?? now,
-  }));
+  const rows = unsequencedRows(tenantId, origin, now, changes);
   const head = Math.min(k, ROWS_PER_INSERT);
   const written = await trx
     .with('s', (q) =>
@@ -308,17 +323,7 @@ export async function appendChangesLocked(trx: Tx, tenantId: string, origin: str
       .values(rows.slice(i, i + ROWS_PER_INSERT).map((row, j) => ({ ...row, seq: first + i + j })))
       .execute();
   }
-  return rows.map((row, i) => ({
-    op_id: row.op_id,
-    tenant_id: row.tenant_id,
-    seq: first + i,
-    origin: row.origin,
-    entity: row.entity,
-    entity_id: row.entity_id,
-    kind: row.kind,
-    payload: changes[i]!.payload ?? null,
-    created_at: row.created_at,
-  }));
+  return recordsOf(rows, first, changes);
 }
 
 export async function readChanges(db: Executor, tenantId: string, afterSeq: number, limit: number): Promise<ChangeRecord[]> {
