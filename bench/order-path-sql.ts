@@ -30,9 +30,9 @@ import { Session } from 'node:inspector/promises';
 import SqliteDatabase from 'better-sqlite3';
 import { loadConfig } from '../server/config.js';
 import { createRuntime } from '../server/runtime.js';
-import { ChangeConsumers } from '../server/db/consumers.js';
 import { benchConfig } from './lib/tmp.js';
 import { assertDurability } from './lib/seed.js';
+import { markConsumerBatches } from './lib/consumer-marker.js';
 
 const N = Math.max(4, Math.min(2000, Number(process.env.N ?? 200)));
 const profDir = process.env.PROF_DIR;
@@ -45,14 +45,7 @@ interface Stmt {
   at: number;
 }
 const phase = new AsyncLocalStorage<string>();
-const inConsumer = new AsyncLocalStorage<boolean>();
-{
-  const proto = ChangeConsumers.prototype as unknown as { runBatch: (...a: unknown[]) => Promise<unknown> };
-  const runBatch = proto.runBatch;
-  proto.runBatch = function (this: unknown, ...a: unknown[]) {
-    return inConsumer.run(true, () => runBatch.apply(this, a));
-  };
-}
+const inConsumer = markConsumerBatches();
 let log: Stmt[] | null = null;
 {
   // Every statement of every connection: the methods of better-sqlite3's Statement.

@@ -21,10 +21,10 @@ import pg from 'pg';
 import { loadConfig } from '../server/config.js';
 import type { Database } from '../server/db/database.js';
 import { createRuntime } from '../server/runtime.js';
-import { ChangeConsumers } from '../server/db/consumers.js';
 import { newId } from '../server/shared/ids.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import { PROTOCOL_VERSION } from '../sync/protocol.js';
+import { markConsumerBatches } from './lib/consumer-marker.js';
 
 const base = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const N = Math.max(1, Math.min(2000, Number(process.env.N ?? 100)));
@@ -41,14 +41,7 @@ interface Stmt {
   at: number;
 }
 const phase = new AsyncLocalStorage<string>();
-const inConsumer = new AsyncLocalStorage<boolean>();
-{
-  const proto = ChangeConsumers.prototype as unknown as { runBatch: (...a: unknown[]) => Promise<unknown> };
-  const runBatch = proto.runBatch;
-  proto.runBatch = function (this: unknown, ...a: unknown[]) {
-    return inConsumer.run(true, () => runBatch.apply(this, a));
-  };
-}
+const inConsumer = markConsumerBatches();
 let log: Stmt[] | null = null;
 const pool = new pg.Pool({ connectionString: base, max: 10, options: `-c search_path=${schema}` });
 const db = new Kysely<Database>({
