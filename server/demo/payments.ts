@@ -5,6 +5,7 @@ import { createPaymentsService } from '../modules/payments/payments.service.js';
 import { createPaymentProviders } from '../modules/payments/providers.js';
 import { createPublicOrdersService } from '../modules/public/public.service.js';
 import { createJournalService } from '../modules/journal/journal.service.js';
+import { businessDay, dayStart } from '../shared/zoned-time.js';
 import { historyWeeks } from './orders.js';
 import { demoModifiers } from './menu.js';
 import { demoUrl, type DemoContext } from './seed.js';
@@ -129,10 +130,15 @@ export async function seedPayments(ctx: DemoContext): Promise<void> {
   const { products, clock, order } = await webOrdering(ctx, 20261127);
   if (products.length === 0) return;
   const today = runtime.clock.now();
+  // Minutes ago, but never before the current business day began: just after it starts (05:00 in the
+  // demo's zone), an order 20 minutes old would belong to yesterday and sit under "Niet afgerond".
+  const { timezone, business_day_starts_at: startsAt } = await runtime.services.tenants.cachedSettings(ctx.tenant.id);
+  const opened = dayStart(businessDay(today, timezone, startsAt), timezone, startsAt).getTime();
+  const minutesAgo = (m: number) => new Date(Math.max(opened, today.getTime() - m * 60_000));
   let i = ctx.counts.web_orders ?? 0;
-  clock.set(new Date(today.getTime() - 20 * 60_000));
+  clock.set(minutesAgo(20));
   if (await order(i++, 'paid')) ctx.counts.payments_paid = (ctx.counts.payments_paid ?? 0) + 1;
-  clock.set(new Date(today.getTime() - 3 * 60_000));
+  clock.set(minutesAgo(3));
   await order(i++, 'open');
   ctx.counts.web_orders = i;
 }
