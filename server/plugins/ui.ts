@@ -63,7 +63,8 @@ export function vendorRoute(app: Parameters<FastifyPluginAsync>[0], prefix: stri
 
 /**
  * Where the staff app's static files are: app/ui beside server/ when run from source (tsx), or
- * beside dist/ when built (dist/server/plugins → ../../../app/ui; electron-builder ships app/ui).
+ * beside dist/ when built (the bundles dist/server/main.js and dist/app/main.js → ../../app/ui; a
+ * build file by file, dist/server/plugins → ../../../app/ui; electron-builder ships app/ui).
  */
 export function uiRoot(): string | null {
   for (const candidate of [path.resolve(here, '..', '..', 'app', 'ui'), path.resolve(here, '..', '..', '..', 'app', 'ui')]) {

@@ -1,6 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { migrateToLatest } from '../../server/db/connection.js';
@@ -11,9 +13,9 @@ import { baseEnv, ROOT, tempDataDir } from '../helpers/process.js';
 const run = promisify(execFile);
 
 /**
- * Issue 29 point 5: `npm start` runs compiled JavaScript (its prestart, scripts/build-if-stale.mjs,
- * compiles app/, server/ and sync/ into dist/ only when a source changed), and the migrations check
- * on a migrated database is one read.
+ * Issue 29 point 5: `npm start` runs compiled JavaScript (scripts/start.mjs: scripts/build-if-stale.mjs
+ * bundles app/, server/ and sync/ into dist/ only when a source changed, then the server's bundle),
+ * and the migrations check on a migrated database is one read.
  */
 describe(`the start (issue 29 point 5, ${lane})`, () => {
   it('migrateToLatest on a migrated database runs one statement (the applied names), and migrates one that is behind', async () => {
@@ -47,14 +49,24 @@ describe(`the start (issue 29 point 5, ${lane})`, () => {
     expect(outcome === 'refused' || back).toBe(true);
   });
 
-  it('the prestart build skips an up-to-date dist/, and the compiled server answers /health', async () => {
+  it('the build skips an up-to-date dist/; the server is one bundled file that migrates, serves its static folders and answers /health, and the sender thread runs from its bundle', async () => {
     if (lane !== 'sqlite') return; // a process on its own SQLite file: one lane is enough
     const script = path.join(ROOT, 'scripts', 'build-if-stale.mjs');
     await run(process.execPath, [script, '--quiet'], { cwd: ROOT });
     const again = await run(process.execPath, [script], { cwd: ROOT });
     expect(again.stderr).toMatch(/up to date/);
-    const dataDir = tempDataDir();
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'server', 'main.js')], {
+    // One file per entry: our own modules are inside it (no relative import left), packages are imports.
+    const entry = path.join(ROOT, 'dist', 'server', 'main.js');
+    const bundle = fs.readFileSync(entry, 'utf8');
+    const ownImports = /^\s*(?:import|export)\b[^;]*?\bfrom\s*["']\.\.?\//m;
+    expect(bundle).not.toMatch(ownImports);
+    expect(bundle).toMatch(/from "fastify"/);
+    expect(fs.readFileSync(path.join(ROOT, 'dist', 'app', 'main.js'), 'utf8')).not.toMatch(ownImports);
+    expect(fs.existsSync(path.join(ROOT, 'dist', 'server', 'app.js'))).toBe(false);
+    expect(fs.existsSync(path.join(ROOT, 'dist', 'server', 'main.js.map'))).toBe(true);
+
+    const dataDir = tempDataDir(); // empty: the bundle runs every migration
+    const child = spawn(process.execPath, ['--enable-source-maps', entry], {
       cwd: ROOT,
       env: baseEnv({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' }),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,11 +89,42 @@ describe(`the start (issue 29 point 5, ${lane})`, () => {
     });
     const health = await fetch(`${url}api/v1/health`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: 'ok', role: 'local', version: expect.any(String) });
+    expect(await health.json()).toMatchObject({ status: 'ok', role: 'local', version: expect.any(String), schema_version: expect.any(Number) });
+    // Folders found relative to the bundle: the staff app and guest pages (app/), Swagger UI's files
+    // (node_modules), the front-end libraries (node_modules).
+    for (const [page, type] of [
+      ['app/', /text\/html/],
+      ['g/vendor/htm.mjs', /javascript/],
+      ['api/v1/docs/static/swagger-ui.css', /text\/css/],
+    ] as const) {
+      const res = await fetch(`${url}${page}`);
+      expect(res.status, page).toBe(200);
+      expect(res.headers.get('content-type'), page).toMatch(type);
+    }
+    expect(out).toMatch(/"startup":\{"imported_ms":\d+/);
     // Compiled JavaScript, not TypeScript through tsx.
     expect(process.execArgv.join(' ')).not.toContain('dist');
     const stopped = new Promise((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     await stopped;
+
+    // The webhook sender thread's own bundle (where webhooks.thread.ts looks for it from the server's
+    // bundle) loads in a worker, runs a pass on the migrated database and closes.
+    const worker = new Worker(new URL('../../dist/server/webhooks.sender-thread.js', import.meta.url), {
+      workerData: { connection: { sqliteFile: path.join(dataDir, 'restaurant.sqlite') }, allowPrivate: false, timeoutMs: 1000 },
+    });
+    onTestFinished(() => void worker.terminate());
+    const messages: unknown[] = [];
+    const closed = new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: { type: string }) => {
+        messages.push(m);
+        if (m.type === 'ran') worker.postMessage({ type: 'close' });
+        if (m.type === 'closed') resolve();
+      });
+      worker.on('error', reject);
+    });
+    worker.postMessage({ type: 'run', id: 1 });
+    await closed;
+    expect(messages).toEqual([{ type: 'ran', id: 1, attempts: 0 }, { type: 'closed' }]);
   }, 120_000);
 });

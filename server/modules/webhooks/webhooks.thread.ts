@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,12 +36,18 @@ export interface ThreadSenderOptions extends SenderThreadData {
 
 /**
  * How to start the thread's module: the compiled `.js` directly; under tsx or vitest (this file is
- * `.ts`) through tsx's loader, registered inside the thread before the module is imported.
+ * `.ts`) through tsx's loader, registered inside the thread before the module is imported. Compiled
+ * file by file (tsc) the module is this file's sibling; in the bundles of scripts/build-if-stale.mjs
+ * this code runs from dist/server/main.js or dist/app/main.js and the thread's bundle is
+ * dist/server/webhooks.sender-thread.js.
  */
 function threadEntry(): { code: string } | { file: URL } {
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   const file = new URL(`./webhooks.sender-thread${ext}`, import.meta.url);
-  if (ext === '.js') return { file };
+  if (ext === '.js') {
+    const bundled = new URL('../server/webhooks.sender-thread.js', import.meta.url);
+    return { file: existsSync(file) ? file : bundled };
+  }
   const tsxDir = path.dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
   const tsxApi = pathToFileURL(path.join(tsxDir, 'dist/esm/api/index.mjs')).href;
   return { code: `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(file.href)}); })` };
