@@ -4,6 +4,23 @@ import '../../shared/validation.js';
 /** The 14 allergens of Regulation (EU) 1169/2011 Annex II (CONTRACT §17); another code is VALIDATION. */
 export const ALLERGENS = ['gluten', 'crustaceans', 'eggs', 'fish', 'peanuts', 'nuts', 'soybeans', 'milk', 'celery', 'mustard', 'sesame', 'sulphites', 'lupin', 'molluscs'] as const;
 export type AllergenCode = (typeof ALLERGENS)[number];
+/** Their Dutch names as a kitchen ticket prints them (the same as the screens': app/ui/lib/allergens.js). */
+export const ALLERGEN_NL: Record<AllergenCode, string> = {
+  gluten: 'Gluten',
+  crustaceans: 'Schaaldieren',
+  eggs: 'Eieren',
+  fish: 'Vis',
+  peanuts: "Pinda's",
+  nuts: 'Noten',
+  soybeans: 'Soja',
+  milk: 'Melk',
+  celery: 'Selderij',
+  mustard: 'Mosterd',
+  sesame: 'Sesamzaad',
+  sulphites: 'Sulfiet',
+  lupin: 'Lupine',
+  molluscs: 'Weekdieren',
+};
 export const DIETARY = ['vegetarian', 'vegan'] as const;
 export const Allergen = z.enum(ALLERGENS);
 export const Dietary = z.enum(DIETARY);

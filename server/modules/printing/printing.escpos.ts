@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type ReceiptPrinterEncoder from '@point-of-sale/receipt-printer-encoder';
+import { ALLERGEN_NL } from '../menu/menu.schemas.js';
 import { isAllergyNote, type TicketLine } from './printing.rules.js';
 
 /**
@@ -53,6 +54,8 @@ export function renderTicket(t: RenderedTicket, widthMm: number): Uint8Array {
     for (const l of t.lines.filter((x) => x.course === course)) {
       e.bold(true).size(1, 2).line(`${t.kind === 'void' ? '-' : ''}${l.quantity}x ${l.name}`).size(1, 1).bold(false);
       for (const o of l.options) e.line(`   + ${o}`);
+      // The dish's allergens (its own, its recipe's and its options' ingredients', as sold): the cook reads them beside an allergy note.
+      if (l.allergens?.length) e.line(`   Bevat: ${l.allergens.map((a) => ALLERGEN_NL[a as keyof typeof ALLERGEN_NL] ?? a).join(', ')}`);
       if (l.seat !== null) e.line(`   Stoel ${l.seat}`);
       if (l.notes) {
         if (isAllergyNote(l.notes)) e.invert(true).bold(true).line(` ! ${l.notes} `).bold(false).invert(false);

@@ -12,6 +12,8 @@ export interface TicketLine {
   quantity: number;
   name: string;
   options: string[];
+  /** The dish's allergen codes as sold (CONTRACT §17; absent in jobs queued before they were printed). */
+  allergens?: string[];
   notes: string | null;
   seat: number | null;
   course: number;
@@ -79,6 +81,7 @@ export function ticketLines(items: Order['items'], stationOf: (productId: string
     quantity: i.quantity - i.voided_quantity,
     name: i.name,
     options: i.modifiers.map(optionLabel),
+    allergens: i.allergens,
     notes: i.notes,
     seat: i.seat,
     course: i.course,

@@ -23,6 +23,8 @@ describe('kitchen tickets on network printers', () => {
     await s.addPrinter('Bar', bar);
     const tables = await s.post('/floorplan/zones', { name: 'Zaal' });
     const table = await s.post('/floorplan/tables', { zone_id: tables.id, name: '4', seats: 4, x: 0, y: 0 });
+    // The soup's allergens (issue 23: on the tickets too), in Dutch under its line.
+    expect((await s.call('PATCH', `/products/${s.products.soup.id}`, { allergens: ['gluten', 'celery'] }, s.admin)).statusCode).toBe(200);
     const o = await s.order(
       [
         { product_id: s.products.soup.id, quantity: 2, seat: 1, notes: 'Allergie: selderij' },
@@ -46,6 +48,8 @@ describe('kitchen tickets on network printers', () => {
     expect(k.lines).toContain('13:00  Sanne'); // 12:00 UTC is 13:00 in Amsterdam
     expect(k.lines).toContain('2x Tomatensoep');
     expect(k.lines).toContain('   Stoel 1');
+    expect(k.lines).toContain('   Bevat: Gluten, Selderij');
+    expect(k.lines.filter((l) => l.startsWith('   Bevat:'))).toHaveLength(1); // once, under the soup
     expect(k.inverse).toContain('! Allergie: selderij');
     // The held main course is not on it: it prints when fired.
     expect(k.text).not.toContain('Entrecôte');

@@ -15,7 +15,7 @@ const ticket = (over: Partial<RenderedTicket> = {}): RenderedTicket => ({
   lines: [
     { item_id: 'a', quantity: 2, name: 'Crème brûlée', options: ['Extra slagroom'], notes: null, seat: 2, course: 1, station: 'keuken' },
     { item_id: 'b', quantity: 1, name: 'Paté met uienconfiture', options: [], notes: 'Allergie: noten', seat: null, course: 1, station: 'keuken' },
-    { item_id: 'c', quantity: 1, name: 'Entrecôte', options: ['Pepersaus', '2x Friet'], notes: 'medium', seat: 3, course: 2, station: 'keuken' },
+    { item_id: 'c', quantity: 1, name: 'Entrecôte', options: ['Pepersaus', '2x Friet'], allergens: ['peanuts', 'milk', 'mustard'], notes: 'medium', seat: 3, course: 2, station: 'keuken' },
   ],
   order_notes: null,
   ...over,
@@ -38,6 +38,9 @@ describe('ESC/POS tickets (CONTRACT §18)', () => {
     expect(d.lines).toContain('1x Paté met uienconfiture');
     expect(d.lines).toContain('1x Entrecôte');
     expect(d.lines).toContain('   + 2x Friet');
+    // The dish's allergens in Dutch under its options (issue 23); a line without any (or from a job queued before, without the field) has no such line.
+    expect(d.lines).toContain("   Bevat: Pinda's, Melk, Mosterd");
+    expect(d.lines.filter((l) => l.includes('Bevat:'))).toHaveLength(1);
     expect(d.lines).toContain('   medium');
     expect(d.inverse).toEqual(['! Allergie: noten']);
     expect(d.cuts).toBe(1);
