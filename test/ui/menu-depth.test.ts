@@ -238,7 +238,7 @@ describeBrowser('menu depth: choices, allergens and courses on the screens (issu
     expect(steakItem.modifiers.map((m: { name: string }) => m.name)).toEqual(['Pepersaus', 'Medium']);
     expect(mine.items.find((i: { product_id: string }) => i.product_id === r.ids.soup)).toMatchObject({ seat: 2, course: 1, notes: 'zonder croutons' });
   }, 120_000);
-  it('a waiter takes a steak with the forced sauce for seat 1 and a burger with two extras for seat 2, mains held as course 2; repeats the round; voids a line from the table with a reason', async () => {
+  it('a waiter takes a steak with the forced sauce for seat 1 and a burger with two extras for seat 2, mains held as course 2; the kitchen board shows the options and the held course and fires it; repeats the round; voids a line from the table with a reason', async () => {
     const sauce = await r.api('POST', '/modifier-groups', { name: 'Saus bij vlees', min_select: 1, max_select: 1, options: [{ name: 'Stroganoffsaus' }, { name: 'Pepersaus', price_delta_cents: 150 }] });
     const extras = await r.api('POST', '/modifier-groups', { name: 'Burger extra', min_select: 0, max_select: 5, options: [{ name: 'Extra kaas', price_delta_cents: 100 }, { name: 'Spek', price_delta_cents: 150 }, { name: 'Gebakken ei', price_delta_cents: 100 }] });
     const mains = (await r.api('GET', '/categories')).data.find((c: { name: string }) => c.name === 'Hoofdgerechten');
@@ -284,6 +284,30 @@ describeBrowser('menu depth: choices, allergens and courses on the screens (issu
     expect(first.items.map((i: any) => [i.name, i.seat, i.course, i.held, i.unit_price_cents, i.modifiers.map((m: any) => m.option_id)])).toEqual([
       ['Biefstuk', 1, 2, true, 2400, [opt(sauce, 'Pepersaus')]],
       ['Burger', 2, 2, true, 2000, [opt(extras, 'Extra kaas'), opt(extras, 'Spek')]],
+    ]);
+
+    // The kitchen board shows the round with its options and seats, the mains held apart as course 2; the cook fires them from the board,
+    // and the card says who fired it and when (also when course 2 is the card's only course).
+    await screenReady(page, '/keuken', r.base, r.slug);
+    const card = page.locator(`.card[data-order-id="${first.id}"]`);
+    await card.waitFor();
+    const held = card.locator('.course.held');
+    expect(await held.locator('.course-head').textContent()).toBe('Gang 2 — wacht');
+    expect(await held.locator('.line-name').allTextContents()).toEqual(['Biefstuk', 'Burger']);
+    expect(await held.locator('.line:has-text("Biefstuk") .seat').textContent()).toBe('S1');
+    expect(await held.locator('.line:has-text("Burger") .seat').textContent()).toBe('S2');
+    expect(await held.locator('.line:has-text("Biefstuk") .options li').allTextContents()).toEqual(['Pepersaus']);
+    expect(await held.locator('.line:has-text("Burger") .options li').allTextContents()).toEqual(['Extra kaas', 'Spek']);
+    await card.scrollIntoViewIfNeeded();
+    await shot(page, 'menu-depth-kitchen-held');
+    await held.locator('button[data-fire="2"]').click();
+    await expect.poll(() => card.locator('.course.held').count()).toBe(0);
+    await expect.poll(() => text(page, `.card[data-order-id="${first.id}"] .course[data-course="2"] .course-head`)).toMatch(/^Gang 2 — gevuurd \d\d:\d\d door Sanne$/);
+    await shot(page, 'menu-depth-kitchen-fired');
+    expect((await r.api('GET', `/orders/${first.id}/courses`)).fires.map((f: any) => [f.course, f.user_name])).toEqual([[2, 'Sanne']]);
+    expect((await atTable()).find((o) => o.id === first.id).items.map((i: any) => [i.name, i.held, i.fired_at !== null])).toEqual([
+      ['Biefstuk', false, true],
+      ['Burger', false, true],
     ]);
 
     // Another round of the same: one tap puts the last round on the draft again.

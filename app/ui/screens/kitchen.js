@@ -197,7 +197,7 @@ function Card({ o, admin, tables, onMoved, onBump, fireLog }) {
     ${sent.map((c) => {
       const f = c > 1 ? fired(c) : null;
       return html`<section class="course" data-course=${c}>
-        ${courses.length > 1 ? html`<h3 class="course-head">Gang ${c}${c > 1 ? html`<span class="fired">${f ? ` — gevuurd ${time(f.created_at)}${f.user_name ? ` door ${f.user_name}` : ''}` : ' — gevuurd'}</span>` : null}</h3>` : null}
+        ${courses.length > 1 || c > 1 ? html`<h3 class="course-head">Gang ${c}${c > 1 ? html`<span class="fired">${f ? ` — gevuurd ${time(f.created_at)}${f.user_name ? ` door ${f.user_name}` : ''}` : ' — gevuurd'}</span>` : null}</h3>` : null}
         <ul class="lines">${o.items.filter((i) => (i.course ?? 1) === c).map((i) => html`<${Line} key=${i.id} i=${i} warn=${warn} />`)}</ul>
       </section>`;
     })}
