@@ -41,8 +41,10 @@ import { httpTransport } from '../sync/transport.js';
 import { machine, percentile, table } from './lib/format.js';
 import { assertDurability } from './lib/seed.js';
 import { compareOrders, mib, rssSampler, sqliteCounter, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
+import { phaseFigures, phaseSampler, type PhaseMemory } from './lib/sync-counters.js';
 import { benchConfig } from './lib/tmp.js';
-import { startServer } from './lib/child.js';
+import { startServer, type BenchServer } from './lib/child.js';
+import { buildCompiledChildren } from './lib/compiled.js';
 import pg from 'pg';
 import { AppError } from '../server/shared/errors.js';
 import { slotsOf, type OpeningRules } from '../server/modules/reservations/reservations.rules.js';
@@ -107,6 +109,50 @@ export interface CatchupResult {
   payments: { orders: number; paid: number; failed: number; refunds: number };
   /** Outgoing webhooks (docs/partners.md): the cloud sends every order event, also those made offline, to a receiver on 127.0.0.1 while it takes the catch-up. */
   webhooks: { deliveries: number; orderCreated: number; drainMs: number; duplicates: number; retried: number };
+  /**
+   * Where the figures come from (BENCH_SYNC_MODE): 'compiled' (default) runs the appliance and the cloud
+   * each in its own process from dist/ (plain node, no tsx), sampled from /proc per phase; 'inprocess'
+   * is the former set-up (the appliance in this tsx process, which also generated the outage; the cloud
+   * a tsx child).
+   */
+  mode: Mode;
+  /** Compiled mode: VmRSS per phase (idle, push, pull) and VmHWM of the appliance and cloud processes; the joining appliances' (idle, join). */
+  memory: { appliance: ProcMemory; cloud: ProcMemory; joinSnapshot: ProcMemory; joinReplay: ProcMemory } | null;
+}
+
+type Mode = 'compiled' | 'inprocess';
+/** A process's memory over a run: VmRSS per phase, its peak among the samples, its VmHWM (peak since it started). */
+type ProcMemory = { phases: PhaseMemory[]; peak: number; hwm: number };
+const MODE: Mode = process.env.BENCH_SYNC_MODE === 'inprocess' ? 'inprocess' : 'compiled';
+/** RSS samples every 200 ms (compiled mode). */
+const SAMPLE_MS = Number(process.env.BENCH_RSS_SAMPLE_MS ?? 200);
+
+/** The appliance child's memory peaks per phase (bench/servers/appliance-catchup.ts). */
+type PeaksByPhase = Record<string, { rss: number; heapTotal: number; heapUsed: number; newSpace: number; external: number; arrayBuffers: number }>;
+const peaksLine = (p: PeaksByPhase) =>
+  Object.entries(p)
+    .map(([phase, m]) => `${phase}: rss ${mib(m.rss)}, heap ${mib(m.heapTotal)}/${mib(m.heapUsed)} (new space ${mib(m.newSpace)}), external ${mib(m.external)} (${mib(m.arrayBuffers)})`)
+    .join('; ');
+
+/** Sends `msg` to a child and waits for its answer of type `reply` (an `error` in it rejects). */
+function ask<T>(server: BenchServer, msg: Record<string, unknown>, reply: string, onOther?: (m: Record<string, unknown>) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: Record<string, unknown> & { type?: string; error?: string }) => {
+      if (m?.type !== reply) return onOther?.(m);
+      server.child.off('message', onMessage);
+      if (m.error) reject(new Error(`bench: the appliance child failed: ${m.error}`));
+      else resolve(m as T);
+    };
+    server.child.on('message', onMessage);
+    server.child.send(msg);
+  });
+}
+
+/** The appliance in its own compiled process on `dataDir` (bench/servers/appliance-catchup.ts); BENCH_HEAP_PROF / `cpuProf` add node's profilers. */
+function startAppliance(dataDir: string, server: BenchServer, syncKey: string, env: Record<string, string> = {}, cpuProf?: string): Promise<BenchServer> {
+  const heap = process.env.BENCH_HEAP_PROF;
+  const execArgv = [...(heap ? ['--heap-prof', `--heap-prof-dir=${heap}`] : []), ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), ...(process.env.BENCH_APPLIANCE_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
+  return startServer('appliance-catchup', { compiled: true, execArgv, env: { BENCH_APPLIANCE_DATA_DIR: dataDir, BENCH_CLOUD_URL: server.url, BENCH_SYNC_KEY: syncKey, ...env } });
 }
 
 // BENCH_SQL_PROFILE=1: the appliance's (this process's) apply time per entity during the timed pull.
@@ -733,10 +779,12 @@ async function drainWebhooks(info: CloudInfo, probe: WebhookProbe, since: Date):
 }
 
 export async function runCatchup(s: Scenario, log: (m: string) => void = console.log): Promise<CatchupResult> {
-  const { server, info, cookie } = await startCloud();
-  const { config, cleanup } = benchConfig('sync');
+  if (MODE === 'compiled') await buildCompiledChildren();
+  const { server, info, cookie } = await startCloud({ compiled: MODE === 'compiled' });
+  const { config, dataDir, cleanup } = benchConfig('sync');
   const clock = new ManualClock(new Date());
-  const rt = await createRuntime(config, { clock });
+  let rt = await createRuntime(config, { clock });
+  let appliance: BenchServer | null = null;
   let hooks: WebhookProbe | null = null;
   try {
     await assertDurability(rt);
@@ -781,6 +829,14 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     log(`  payments: ${payments.orders} public orders in the cloud (${payments.paid} paid, ${payments.failed} failed at the checkout, ${payments.refunds} refunded in part)`);
     log(`  insights: ${insights.shifts} shifts clocked in (${insights.open} still open at the reconnect, ${insights.corrections} corrected), ${insights.waste} waste entries with their stock removals, ${insights.refused} refused; ${insights.ops} ops`);
 
+    // Compiled mode: the generating runtime closes and the appliance starts in its own process on the same file.
+    let sampler: ReturnType<typeof phaseSampler> | null = null;
+    if (MODE === 'compiled') {
+      await rt.close();
+      appliance = await startAppliance(dataDir, server, info.syncKey);
+      sampler = phaseSampler({ appliance: appliance.child.pid!, cloud: server.child.pid! }, SAMPLE_MS);
+    }
+
     // The web shop's latency while nothing else happens, as the baseline for the same during the catch-up.
     let shop = webShop(server, cookie, info.products);
     await new Promise((r) => setTimeout(r, 2_000));
@@ -789,55 +845,23 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     // Reconnect: push until acknowledged, pull until has_more=false; customers keep ordering.
     transport.reset();
     server.child.send({ type: 'sql-profile', action: 'reset' }); // BENCH_SQL_PROFILE=1: profile the catch-up only
-    // What the appliance holds at the reconnect: the outage's generation (same process) left garbage; a full GC first.
-    const retainedBefore = fullGc();
-    shop = webShop(server, cookie, info.products);
-    const rss = rssSampler([server.child.pid!]);
-    const counter = sqliteCounter();
-    counter.reset();
-    const t0 = performance.now();
-    let pushBatches = 0;
-    let pushedOps = 0;
-    for (;;) {
-      const r = await engine.pushOnce().catch((err: unknown) => {
-        // The cloud's per-device budget (sync/cloud.ts DEVICE_BUDGET) answers 429 with Retry-After; the
-        // engine's own loop waits it out, this timed loop does not: say so instead of a bare stack.
-        if (err instanceof SyncTransient && err.status === 429) throw new Error(`bench: the cloud refused the push with 429 after ${pushedOps} ops (device budget): ${err.message}`);
-        throw err;
-      });
-      if (r.sent > 0) pushBatches += 1;
-      pushedOps += r.sent;
-      const bad = r.results.filter((x) => x.status !== 'applied');
-      if (bad.length) throw new Error(`bench: ${bad.length} ops not applied, e.g. ${JSON.stringify(bad[0])}`);
-      if (!r.more) break;
+    const timed = appliance ? await catchupInChild(appliance, server, sampler!, cookie, info) : await catchupInProcess(rt, engine, transport, server, cookie, info, log);
+    let memory: CatchupResult['memory'] = null;
+    if (appliance) {
+      // Not timed: the web orders that came in after the last page; then the appliance stops and this process opens its file to compare.
+      const { pending } = await ask<{ pending: number }>(appliance, { type: 'drain' }, 'drain-done');
+      if (pending !== 0) throw new Error('bench: ops still pending after the catch-up');
+      const mem = sampler!.stop();
+      await appliance.stop();
+      appliance = null;
+      rt = await createRuntime(config, { clock });
+      memory = { appliance: mem.appliance!, cloud: mem.cloud!, joinSnapshot: { phases: [], peak: 0, hwm: 0 }, joinReplay: { phases: [], peak: 0, hwm: 0 } };
+      log(`  memory (compiled, own processes, VmRSS first → peak per phase): appliance ${phaseFigures(mem.appliance!.phases)}, VmHWM ${mib(mem.appliance!.hwm)}; cloud ${phaseFigures(mem.cloud!.phases)}, VmHWM ${mib(mem.cloud!.hwm)}`);
+    } else {
+      // Not timed: the web orders that came in after the last page.
+      for (let more = true; more; ) more = (await engine.pullOnce()).more;
+      if ((await engine.pendingCount()) !== 0) throw new Error('bench: ops still pending after the catch-up');
     }
-    const t1 = performance.now();
-    const pushSql = counter.get();
-    const afterPush = process.memoryUsage();
-    counter.reset();
-    pullProfile.clear();
-    let pullPages = 0;
-    let pulledChanges = 0;
-    for (;;) {
-      const r = await engine.pullOnce();
-      pullPages += 1;
-      pulledChanges += r.applied;
-      if (!r.more) break;
-    }
-    const t2 = performance.now();
-    const pullSql = counter.get();
-    server.child.send({ type: 'sql-profile', action: 'print' });
-    if (process.env.BENCH_SQL_PROFILE) {
-      console.error('bench appliance pull profile (adopt, per entity):');
-      for (const [k, v] of [...pullProfile].sort((a, b) => b[1].ms - a[1].ms)) console.error(`${v.ms.toFixed(0).padStart(7)} ms ${String(v.n).padStart(7)} ${(v.ms / v.n).toFixed(3).padStart(7)}  ${k}`);
-    }
-    const during = await shop.stop();
-    const peak = rss.stop();
-    const retainedAfter = fullGc();
-    log(`  appliance memory: heap after a full GC ${mib(retainedBefore.heapUsed)} (RSS ${mib(retainedBefore.rss)}) at the reconnect, ${mib(retainedAfter.heapUsed)} (RSS ${mib(retainedAfter.rss)}) after the catch-up; heap ${mib(afterPush.heapUsed)} (RSS ${mib(afterPush.rss)}) after the push; peak heap ${mib(peak.heap)}, peak RSS ${mib(peak.self)}`);
-    // Not timed: the web orders that came in after the last page.
-    for (let more = true; more; ) more = (await engine.pullOnce()).more;
-    if ((await engine.pendingCount()) !== 0) throw new Error('bench: ops still pending after the catch-up');
     const verify = await compareOrders(rt, info);
     verify.problems.push(...(await compareHaccp(rt, server.url, cookie, info, haccp)));
     verify.problems.push(...(await compareFloor(rt, info)));
@@ -848,29 +872,16 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     const webhooks = hooks ? await drainWebhooks(info, hooks, start) : { result: { deliveries: 0, orderCreated: 0, drainMs: 0, duplicates: 0, retried: 0 }, problems: [] };
     verify.problems.push(...webhooks.problems);
     if (hooks) log(`  webhooks: ${webhooks.result.deliveries} deliveries sent by the cloud (${webhooks.result.orderCreated} order.created, one per order of the outage), queue empty ${sec(webhooks.result.drainMs)} s after the catch-up, ${webhooks.result.duplicates} sent twice, ${webhooks.result.retried} retried after an unanswered attempt`);
-    const join = await newApplianceJoins(server, info);
+    const join = await newApplianceJoins(server, info, memory);
     return {
       scenario: s,
       generated: { ...gen, generateMs, webMs },
       bootstrapMs,
-      wallMs: t2 - t0,
-      pushMs: t1 - t0,
-      pullMs: t2 - t1,
-      pushBatches,
-      pushedOps,
-      pullPages,
-      pulledChanges,
-      httpPushMs: transport.get('/api/v1/sync/push').ms,
-      httpPullMs: transport.get('/api/v1/sync/pull').ms,
-      pushBytes: transport.get('/api/v1/sync/push').bytesOut,
-      peakRssAppliance: peak.self,
-      peakRssCloud: peak.others[0]!,
-      startRssAppliance: peak.start,
-      peakHeapAppliance: peak.heap,
-      applianceSql: { push: pushSql, pull: pullSql },
-      pullBytes: { total: transport.get('/api/v1/sync/pull').bytesIn, max: transport.get('/api/v1/sync/pull').maxIn },
-      web: { idle, during },
+      ...timed,
+      web: { idle, during: timed.during },
       join,
+      mode: MODE,
+      memory,
       verify,
       haccp,
       floor,
@@ -882,10 +893,120 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     };
   } finally {
     await hooks?.close();
+    await appliance?.stop();
     await rt.close();
     await server.stop();
     cleanup();
   }
+}
+
+type Timed = Pick<CatchupResult, 'wallMs' | 'pushMs' | 'pullMs' | 'pushBatches' | 'pushedOps' | 'pullPages' | 'pulledChanges' | 'httpPushMs' | 'httpPullMs' | 'pushBytes' | 'peakRssAppliance' | 'peakRssCloud' | 'startRssAppliance' | 'peakHeapAppliance' | 'applianceSql' | 'pullBytes'> & { during: number[] };
+
+/** The timed catch-up by the appliance child: it pushes and pulls, this process samples both children's memory per phase. */
+async function catchupInChild(appliance: BenchServer, server: BenchServer, sampler: ReturnType<typeof phaseSampler>, cookie: string, info: CloudInfo): Promise<Timed> {
+  const shop = webShop(server, cookie, info.products);
+  sampler.phase('push');
+  const r = await ask<{ pushMs: number; pullMs: number; pushBatches: number; pushedOps: number; pullPages: number; pulledChanges: number; httpPushMs: number; httpPullMs: number; pushBytes: number; pullBytes: { total: number; max: number }; applianceSql: CatchupResult['applianceSql']; end: NodeJS.MemoryUsage; peaks: PeaksByPhase; cpuMs: { push: number; pull: number } }>(appliance, { type: 'catchup' }, 'catchup-done', (m) => {
+    if (m.type === 'phase') sampler.phase(String(m.phase));
+  });
+  sampler.phase('after');
+  console.log(`  appliance child's own memory at its peaks (MiB; V8 heap committed/used, of it new space; external, of it array buffers): ${peaksLine(r.peaks)}; its CPU push ${sec(r.cpuMs.push)} s, pull ${sec(r.cpuMs.pull)} s`);
+  server.child.send({ type: 'sql-profile', action: 'print' });
+  const during = await shop.stop();
+  // The sampler goes on (idle → push → pull → after) until the drain; the push's and pull's peaks are the catch-up's.
+  const { appliance: a, cloud: c } = sampler.snapshot();
+  const at = (p: ProcMemory | undefined, phase: string) => p?.phases.find((x) => x.phase === phase);
+  const peakOf = (p: ProcMemory | undefined) => Math.max(at(p, 'push')?.peak ?? 0, at(p, 'pull')?.peak ?? 0);
+  return {
+    wallMs: r.pushMs + r.pullMs,
+    pushMs: r.pushMs,
+    pullMs: r.pullMs,
+    pushBatches: r.pushBatches,
+    pushedOps: r.pushedOps,
+    pullPages: r.pullPages,
+    pulledChanges: r.pulledChanges,
+    httpPushMs: r.httpPushMs,
+    httpPullMs: r.httpPullMs,
+    pushBytes: r.pushBytes,
+    peakRssAppliance: peakOf(a),
+    peakRssCloud: peakOf(c),
+    startRssAppliance: at(a, 'push')?.first ?? 0,
+    peakHeapAppliance: 0,
+    applianceSql: r.applianceSql,
+    pullBytes: r.pullBytes,
+    during,
+  };
+}
+
+/** The timed catch-up in this process (BENCH_SYNC_MODE=inprocess: the former set-up). */
+async function catchupInProcess(rt: Runtime, engine: SyncEngine, transport: TimedTransport, server: BenchServer, cookie: string, info: CloudInfo, log: (m: string) => void): Promise<Timed> {
+  // What the appliance holds at the reconnect: the outage's generation (same process) left garbage; a full GC first.
+  const retainedBefore = fullGc();
+  const shop = webShop(server, cookie, info.products);
+  const rss = rssSampler([server.child.pid!]);
+  const counter = sqliteCounter();
+  counter.reset();
+  const t0 = performance.now();
+  let pushBatches = 0;
+  let pushedOps = 0;
+  for (;;) {
+    const r = await engine.pushOnce().catch((err: unknown) => {
+      // The cloud's per-device budget (sync/cloud.ts DEVICE_BUDGET) answers 429 with Retry-After; the
+      // engine's own loop waits it out, this timed loop does not: say so instead of a bare stack.
+      if (err instanceof SyncTransient && err.status === 429) throw new Error(`bench: the cloud refused the push with 429 after ${pushedOps} ops (device budget): ${err.message}`);
+      throw err;
+    });
+    if (r.sent > 0) pushBatches += 1;
+    pushedOps += r.sent;
+    const bad = r.results.filter((x) => x.status !== 'applied');
+    if (bad.length) throw new Error(`bench: ${bad.length} ops not applied, e.g. ${JSON.stringify(bad[0])}`);
+    if (!r.more) break;
+  }
+  const t1 = performance.now();
+  const pushSql = counter.get();
+  const afterPush = process.memoryUsage();
+  counter.reset();
+  pullProfile.clear();
+  let pullPages = 0;
+  let pulledChanges = 0;
+  for (;;) {
+    const r = await engine.pullOnce();
+    pullPages += 1;
+    pulledChanges += r.applied;
+    if (!r.more) break;
+  }
+  const t2 = performance.now();
+  const pullSql = counter.get();
+  server.child.send({ type: 'sql-profile', action: 'print' });
+  if (process.env.BENCH_SQL_PROFILE) {
+    console.error('bench appliance pull profile (adopt, per entity):');
+    for (const [k, v] of [...pullProfile].sort((a, b) => b[1].ms - a[1].ms)) console.error(`${v.ms.toFixed(0).padStart(7)} ms ${String(v.n).padStart(7)} ${(v.ms / v.n).toFixed(3).padStart(7)}  ${k}`);
+  }
+  const during = await shop.stop();
+  const peak = rss.stop();
+  const retainedAfter = fullGc();
+  log(`  appliance memory (in process, tsx): heap after a full GC ${mib(retainedBefore.heapUsed)} (RSS ${mib(retainedBefore.rss)}) at the reconnect, ${mib(retainedAfter.heapUsed)} (RSS ${mib(retainedAfter.rss)}) after the catch-up; heap ${mib(afterPush.heapUsed)} (RSS ${mib(afterPush.rss)}) after the push; peak heap ${mib(peak.heap)}, peak RSS ${mib(peak.self)}`);
+  const push = transport.get('/api/v1/sync/push');
+  const pull = transport.get('/api/v1/sync/pull');
+  return {
+    wallMs: t2 - t0,
+    pushMs: t1 - t0,
+    pullMs: t2 - t1,
+    pushBatches,
+    pushedOps,
+    pullPages,
+    pulledChanges,
+    httpPushMs: push.ms,
+    httpPullMs: pull.ms,
+    pushBytes: push.bytesOut,
+    peakRssAppliance: peak.self,
+    peakRssCloud: peak.others[0]!,
+    startRssAppliance: peak.start,
+    peakHeapAppliance: peak.heap,
+    applianceSql: { push: pushSql, pull: pullSql },
+    pullBytes: { total: pull.bytesIn, max: pull.maxIn },
+    during,
+  };
 }
 
 /**
@@ -893,7 +1014,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
  * device) bootstraps from it, once by snapshot (the default) and once by replaying the log; both
  * must end with the cloud's orders.
  */
-async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>['server'], info: CloudInfo): Promise<CatchupResult['join']> {
+async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>['server'], info: CloudInfo, memory: CatchupResult['memory']): Promise<CatchupResult['join']> {
   const login = await fetch(`${server.url}/api/v1/auth/admin-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', email: 'admin@bench.test', password: 'geheim-wachtwoord-1' }) });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
   const out: CatchupResult['join'] = {
@@ -908,27 +1029,52 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
   for (const bootstrap of ['snapshot', 'replay'] as const) {
     const res = await fetch(`${server.url}/api/v1/sync/devices`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Nieuwe kassa (${bootstrap})` }) });
     const { sync_key } = (await res.json()) as { sync_key: string };
-    const { config, cleanup } = benchConfig(`join-${bootstrap}`);
-    const rt = await createRuntime(config);
+    const { config, dataDir, cleanup } = benchConfig(`join-${bootstrap}`);
+    let rt: Runtime | null = null;
     try {
-      const transport = new TimedTransport(httpTransport(server.url, sync_key, { timeoutMs: 120_000 }));
-      const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock: rt.clock, transport, bootstrap, registry: syncRegistry });
-      // BENCH_CPU_PROF_JOIN=dir: a CPU profile of this process (the new appliance) over the snapshot join.
-      const profiler = bootstrap === 'snapshot' && process.env.BENCH_CPU_PROF_JOIN ? await startCpuProfile() : null;
-      const rss = rssSampler([]);
-      counter.reset();
-      const t0 = performance.now();
-      const { pulled } = await engine.syncOnce();
-      const ms = performance.now() - t0;
-      const sqlCount = counter.get();
-      const peak = rss.stop();
-      if (profiler) console.error(`bench: CPU profile of the snapshot join in ${await profiler.stop(process.env.BENCH_CPU_PROF_JOIN!, 'join-snapshot')}`);
-      if (bootstrap === 'snapshot') {
-        Object.assign(out, { snapshotMs: ms, snapshotRows: pulled });
-        const snap = transport.get('/api/v1/sync/snapshot');
-        const pull = transport.get('/api/v1/sync/pull');
-        out.snapshot = { ...sqlCount, snapshotPages: snap.calls, pullPages: pull.calls, bytes: snap.bytesIn, maxPage: snap.maxIn, peakRss: peak.self, peakHeap: peak.heap, startRss: peak.start };
-      } else Object.assign(out, { replayMs: ms, replayChanges: pulled });
+      if (memory) {
+        // Compiled mode: the new appliance joins in its own process (BENCH_CPU_PROF_JOIN: node's --cpu-prof of that process), then this process opens its file to compare.
+        const child = await startAppliance(dataDir, server, sync_key, { BENCH_BOOTSTRAP: bootstrap }, bootstrap === 'snapshot' ? process.env.BENCH_CPU_PROF_JOIN : undefined);
+        const sampler = phaseSampler({ appliance: child.child.pid! }, SAMPLE_MS);
+        try {
+          await new Promise((r) => setTimeout(r, 500));
+          sampler.phase('join');
+          const r = await ask<{ ms: number; pulled: number; sql: { statements: number; transactions: number }; snapshotPages: number; pullPages: number; bytes: number; maxPage: number; end: NodeJS.MemoryUsage; peaks: PeaksByPhase; cpuMs: number }>(child, { type: 'join' }, 'join-done');
+          console.log(`  ${bootstrap} join, the appliance child's own memory at its peaks: ${peaksLine(r.peaks)}; its CPU ${sec(r.cpuMs)} s`);
+          sampler.phase('after');
+          const mem = sampler.stop().appliance!;
+          memory[bootstrap === 'snapshot' ? 'joinSnapshot' : 'joinReplay'] = mem;
+          const joinPhase = mem.phases.find((p) => p.phase === 'join');
+          if (bootstrap === 'snapshot') {
+            Object.assign(out, { snapshotMs: r.ms, snapshotRows: r.pulled });
+            out.snapshot = { ...r.sql, snapshotPages: r.snapshotPages, pullPages: r.pullPages, bytes: r.bytes, maxPage: r.maxPage, peakRss: joinPhase?.peak ?? 0, peakHeap: r.end.heapUsed, startRss: joinPhase?.first ?? 0 };
+          } else Object.assign(out, { replayMs: r.ms, replayChanges: r.pulled });
+        } finally {
+          sampler.stop();
+          await child.stop();
+        }
+        rt = await createRuntime(config);
+      } else {
+        rt = await createRuntime(config);
+        const transport = new TimedTransport(httpTransport(server.url, sync_key, { timeoutMs: 120_000 }));
+        const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock: rt.clock, transport, bootstrap, registry: syncRegistry });
+        // BENCH_CPU_PROF_JOIN=dir: a CPU profile of this process (the new appliance) over the snapshot join.
+        const profiler = bootstrap === 'snapshot' && process.env.BENCH_CPU_PROF_JOIN ? await startCpuProfile() : null;
+        const rss = rssSampler([]);
+        counter.reset();
+        const t0 = performance.now();
+        const { pulled } = await engine.syncOnce();
+        const ms = performance.now() - t0;
+        const sqlCount = counter.get();
+        const peak = rss.stop();
+        if (profiler) console.error(`bench: CPU profile of the snapshot join in ${await profiler.stop(process.env.BENCH_CPU_PROF_JOIN!, 'join-snapshot')}`);
+        if (bootstrap === 'snapshot') {
+          Object.assign(out, { snapshotMs: ms, snapshotRows: pulled });
+          const snap = transport.get('/api/v1/sync/snapshot');
+          const pull = transport.get('/api/v1/sync/pull');
+          out.snapshot = { ...sqlCount, snapshotPages: snap.calls, pullPages: pull.calls, bytes: snap.bytesIn, maxPage: snap.maxIn, peakRss: peak.self, peakHeap: peak.heap, startRss: peak.start };
+        } else Object.assign(out, { replayMs: ms, replayChanges: pulled });
+      }
       out.problems.push(...(await compareOrders(rt, info)).problems.map((p) => `${bootstrap}: ${p}`));
       const haccp = await rt.services.haccp.verify(info.tenantId);
       if (!haccp.verified || haccp.chains.length === 0) out.problems.push(`${bootstrap}: the HACCP chains do not verify on the new appliance`);
@@ -938,7 +1084,7 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
       out.problems.push(...(await compareInsights(rt, info)).map((p) => `${bootstrap}: ${p}`));
       out.problems.push(...(await comparePayments(rt, info)).map((p) => `${bootstrap}: ${p}`));
     } finally {
-      await rt.close();
+      await rt?.close();
       cleanup();
     }
   }
@@ -1022,7 +1168,7 @@ export async function runSyncCatchupBench(): Promise<CatchupResult[]> {
       console.log(`- ${s.name}, run ${k + 1}/${repeat}`);
       const r = await runCatchup(s);
       console.log(
-        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); web orders p50/p99 ms idle → during: ${webFigures(r.web)}; a new appliance joins by snapshot in ${sec(r.join.snapshotMs)} s (${r.join.snapshotRows} rows) vs by replay in ${sec(r.join.replayMs)} s (${r.join.replayChanges} changes)${r.join.problems.length ? ' NOT CONVERGED: ' + r.join.problems.join('; ') : ''}; bootstrap ${sec(r.bootstrapMs)} s; peak RSS appliance ${mib(r.peakRssAppliance)} (${mib(r.startRssAppliance)} at the start of the catch-up, peak heap ${mib(r.peakHeapAppliance)}), cloud ${mib(r.peakRssCloud)}; appliance SQLite statements/transactions push ${r.applianceSql.push.statements}/${r.applianceSql.push.transactions}, pull ${r.applianceSql.pull.statements}/${r.applianceSql.pull.transactions}${r.pullBytes.total ? `; pull bytes ${mib(r.pullBytes.total)} (largest page ${(r.pullBytes.max / 1024).toFixed(0)} KiB)` : ''}; snapshot join: ${r.join.snapshot.snapshotPages} snapshot pages + ${r.join.snapshot.pullPages} pull pages, ${r.join.snapshot.statements} statements in ${r.join.snapshot.transactions} transactions${r.join.snapshot.bytes ? `, ${mib(r.join.snapshot.bytes)} (largest page ${(r.join.snapshot.maxPage / 1024).toFixed(0)} KiB)` : ''}, peak RSS ${mib(r.join.snapshot.peakRss)} (from ${mib(r.join.snapshot.startRss)}), peak heap ${mib(r.join.snapshot.peakHeap)}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}; HACCP chains verify on both sides (${r.haccp.chains})`}`,
+        `  catch-up ${sec(r.wallMs)} s (push ${sec(r.pushMs)} s in ${r.pushBatches} batches of ${r.pushedOps} ops, pull ${sec(r.pullMs)} s in ${r.pullPages} pages of ${r.pulledChanges} changes; waiting on the cloud ${sec(r.httpPushMs)} + ${sec(r.httpPullMs)} s); web orders p50/p99 ms idle → during: ${webFigures(r.web)}; a new appliance joins by snapshot in ${sec(r.join.snapshotMs)} s (${r.join.snapshotRows} rows) vs by replay in ${sec(r.join.replayMs)} s (${r.join.replayChanges} changes)${r.join.problems.length ? ' NOT CONVERGED: ' + r.join.problems.join('; ') : ''}; bootstrap ${sec(r.bootstrapMs)} s; peak RSS (${r.mode === 'compiled' ? 'compiled, each in its own process' : 'in process under tsx; cloud a tsx child'}) appliance ${mib(r.peakRssAppliance)} (${mib(r.startRssAppliance)} at the start of the catch-up${r.peakHeapAppliance ? `, peak heap ${mib(r.peakHeapAppliance)}` : ''}), cloud ${mib(r.peakRssCloud)}; appliance SQLite statements/transactions push ${r.applianceSql.push.statements}/${r.applianceSql.push.transactions}, pull ${r.applianceSql.pull.statements}/${r.applianceSql.pull.transactions}${r.pullBytes.total ? `; pull bytes ${mib(r.pullBytes.total)} (largest page ${(r.pullBytes.max / 1024).toFixed(0)} KiB)` : ''}; snapshot join: ${r.join.snapshot.snapshotPages} snapshot pages + ${r.join.snapshot.pullPages} pull pages, ${r.join.snapshot.statements} statements in ${r.join.snapshot.transactions} transactions${r.join.snapshot.bytes ? `, ${mib(r.join.snapshot.bytes)} (largest page ${(r.join.snapshot.maxPage / 1024).toFixed(0)} KiB)` : ''}, peak RSS ${mib(r.join.snapshot.peakRss)} (from ${mib(r.join.snapshot.startRss)}), ${r.mode === 'compiled' ? 'heap at the end' : 'peak heap'} ${mib(r.join.snapshot.peakHeap)}${r.memory ? ` (VmRSS per phase: snapshot join ${phaseFigures(r.memory.joinSnapshot.phases)}, VmHWM ${mib(r.memory.joinSnapshot.hwm)}; replay join ${phaseFigures(r.memory.joinReplay.phases)}, VmHWM ${mib(r.memory.joinReplay.hwm)})` : ''}; ${r.verify.problems.length ? 'NOT CONVERGED: ' + r.verify.problems.join('; ') : `converged: ${r.verify.orders} orders, ${r.verify.items} items, ${r.verify.history} history rows ${JSON.stringify(r.verify.statuses)}; HACCP chains verify on both sides (${r.haccp.chains})`}`,
       );
       results.push(r);
     }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export type ServerKind = 'hello' | 'raw' | 'appliance' | 'appliance-synced' | 'cloud' | 'cloud-node' | 'receiver';
+export type ServerKind = 'hello' | 'raw' | 'appliance' | 'appliance-synced' | 'appliance-catchup' | 'cloud' | 'cloud-node' | 'receiver';
 
 /** What a bench server child reports once it listens on 127.0.0.1. */
 export interface Ready {
@@ -27,12 +27,14 @@ export interface BenchServer {
 
 /**
  * Starts bench/servers/<kind>.ts in its own Node process (tsx loader), so the server never shares an
- * event loop with the load generator. The child exits on 'stop', when this process goes away
- * (IPC disconnect) or after its own safety timeout.
+ * event loop with the load generator; with `compiled`, its compiled file dist/bench/servers/<kind>.js
+ * with plain node instead (built first by bench/lib/compiled.ts buildCompiledChildren). The child exits
+ * on 'stop', when this process goes away (IPC disconnect) or after its own safety timeout.
  */
-export function startServer(kind: ServerKind, opts: { execArgv?: string[]; env?: Record<string, string> } = {}): Promise<BenchServer> {
-  const child = fork(path.join(here, '..', 'servers', `${kind}.ts`), [], {
-    execArgv: ['--import', 'tsx', ...(opts.execArgv ?? [])],
+export function startServer(kind: ServerKind, opts: { execArgv?: string[]; env?: Record<string, string>; compiled?: boolean } = {}): Promise<BenchServer> {
+  const file = opts.compiled ? path.join(here, '..', '..', 'dist', 'bench', 'servers', `${kind}.js`) : path.join(here, '..', 'servers', `${kind}.ts`);
+  const child = fork(file, [], {
+    execArgv: [...(opts.compiled ? ['--enable-source-maps'] : ['--import', 'tsx']), ...(opts.execArgv ?? [])],
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import pg from 'pg';
-import SqliteDatabase from 'better-sqlite3';
 import type { Runtime } from '../../server/runtime.js';
-import type { SyncReply, SyncRequest, SyncTransport } from '../../sync/transport.js';
 import { startServer, type BenchServer } from './child.js';
+// The appliance child (bench/servers/appliance-catchup.ts) runs compiled and imports these from the small module; the in-process mode from here.
+export { sqliteCounter, TimedTransport } from './sync-counters.js';
 
 /** What the cloud child (bench/servers/cloud.ts) reports when it listens. */
 export interface CloudInfo {
@@ -17,10 +17,16 @@ export interface CloudInfo {
   products: Array<{ id: string; price_cents: number }>;
 }
 
-/** The cloud child; BENCH_CPU_PROF=<dir> writes its .cpuprofile there. */
-export async function startCloud(): Promise<{ server: BenchServer; info: CloudInfo; cookie: string }> {
+/**
+ * The cloud child; BENCH_CPU_PROF=<dir> writes its .cpuprofile there, BENCH_HEAP_PROF=<dir> a heap
+ * sampling profile (--heap-prof), BENCH_CLOUD_NODE_OPTIONS more node flags. `compiled`: dist/bench/servers/cloud.js with plain node (bench/lib/compiled.ts) instead of tsx.
+ */
+export async function startCloud(opts: { compiled?: boolean } = {}): Promise<{ server: BenchServer; info: CloudInfo; cookie: string }> {
   const prof = process.env.BENCH_CPU_PROF;
-  const server = await startServer('cloud', prof ? { execArgv: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {});
+  const heap = process.env.BENCH_HEAP_PROF;
+  // BENCH_CLOUD_NODE_OPTIONS: node/V8 flags for the cloud child (e.g. --max-semi-space-size=2).
+  const execArgv = [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...(heap ? ['--heap-prof', `--heap-prof-dir=${heap}`] : []), ...(process.env.BENCH_CLOUD_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
+  const server = await startServer('cloud', { execArgv, compiled: opts.compiled });
   return { server, info: server.ready.info as unknown as CloudInfo, cookie: server.ready.cookie! };
 }
 
@@ -36,40 +42,6 @@ export function webOrders(server: BenchServer, n: number, from: Date, minutesApa
     server.child.on('message', onMessage);
     server.child.send({ type: 'web-orders', n, from: from.toISOString(), minutesApart });
   });
-}
-
-/** Per-path time spent waiting for the cloud's answer (HTTP + cloud work), for the phase split. */
-export class TimedTransport implements SyncTransport {
-  readonly stats = new Map<string, { calls: number; ms: number; bytesOut: number; bytesIn: number; maxIn: number }>();
-  /** `countIn`: also measure each answer's size as JSON (BENCH_SYNC_BYTES=1; costs a stringify per answer, outside the timed wait). */
-  constructor(
-    private readonly inner: SyncTransport,
-    private readonly countIn = process.env.BENCH_SYNC_BYTES === '1',
-  ) {}
-  async send(req: SyncRequest): Promise<SyncReply> {
-    const t0 = performance.now();
-    let reply: SyncReply | undefined;
-    try {
-      return (reply = await this.inner.send(req));
-    } finally {
-      const s = this.stats.get(req.path) ?? { calls: 0, ms: 0, bytesOut: 0, bytesIn: 0, maxIn: 0 };
-      s.calls += 1;
-      s.ms += performance.now() - t0;
-      if (req.body !== undefined) s.bytesOut += JSON.stringify(req.body).length;
-      if (this.countIn && reply) {
-        const n = Buffer.byteLength(JSON.stringify(reply.body) ?? '');
-        s.bytesIn += n;
-        s.maxIn = Math.max(s.maxIn, n);
-      }
-      this.stats.set(req.path, s);
-    }
-  }
-  reset(): void {
-    this.stats.clear();
-  }
-  get(path: string): { calls: number; ms: number; bytesOut: number; bytesIn: number; maxIn: number } {
-    return this.stats.get(path) ?? { calls: 0, ms: 0, bytesOut: 0, bytesIn: 0, maxIn: 0 };
-  }
 }
 
 /**
@@ -104,40 +76,6 @@ export function rssSampler(pids: number[]): { stop(): { self: number; others: nu
     },
   };
 }
-
-/**
- * Counts the SQLite statements this process executes (better-sqlite3's Statement run/all/get/iterate,
- * which Kysely's driver calls once per query) and the transactions among them (`begin`): the
- * appliance's deterministic cost of a phase, whatever the machine's load.
- */
-export function sqliteCounter(): { reset(): void; get(): { statements: number; transactions: number } } {
-  const probe = new SqliteDatabase(':memory:');
-  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown> & { __counted?: boolean };
-  probe.close();
-  if (!proto.__counted) {
-    proto.__counted = true;
-    for (const name of ['run', 'all', 'get', 'iterate']) {
-      const original = proto[name] as (this: { source: string }, ...args: unknown[]) => unknown;
-      proto[name] = function (this: { source: string }, ...args: unknown[]) {
-        sqliteCounts.statements += 1;
-        // `source` copies the SQL text out of the native statement: asked once per prepared statement.
-        let begin = isBegin.get(this);
-        if (begin === undefined) isBegin.set(this, (begin = /^\s*begin/i.test(this.source)));
-        if (begin) sqliteCounts.transactions += 1;
-        return original.apply(this, args);
-      };
-    }
-  }
-  return {
-    reset() {
-      sqliteCounts.statements = 0;
-      sqliteCounts.transactions = 0;
-    },
-    get: () => ({ ...sqliteCounts }),
-  };
-}
-const sqliteCounts = { statements: 0, transactions: 0 };
-const isBegin = new WeakMap<object, boolean>();
 
 export const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
 
