@@ -6,8 +6,9 @@ import { loadConfig } from '../../server/config.js';
 import { createRuntime, type Runtime } from '../../server/runtime.js';
 import { tenantRoom } from '../../server/plugins/realtime.js';
 import { freshDb, type TestDb } from '../helpers/db.js';
-import { DEMO_STAFF, seedDemo } from '../../server/demo/seed.js';
+import { DEMO_ADMIN, DEMO_STAFF, seedDemo } from '../../server/demo/seed.js';
 import { axeCheck, describeBrowser, device, launch, shot } from '../helpers/browser.js';
+import { screenReady } from '../helpers/ui-restaurant.js';
 
 /**
  * The kitchen board a cook can trust (issue 24, docs/kitchen.md) in Chromium: the card shows options,
@@ -218,6 +219,45 @@ describeBrowser('kitchen board in Chromium (sqlite lane only)', () => {
     expect(external).toEqual([]);
   }, 60_000);
 
+  it('on a busy board each new order comes into view at once; a later event does not pull the column back to it', async () => {
+    // Enough tall cards that the Nieuw column scrolls at 1024×768.
+    for (let i = 0; i < 5; i += 1) await tableOrder();
+    const page = await tablet();
+    await pinLogin(page);
+    await page.click('#stations button[data-station=""]');
+    const cards = page.locator('.column[data-status="new"] .cards');
+    await expect.poll(() => cards.evaluate((el) => el.scrollHeight > el.clientHeight + 200)).toBe(true);
+    /** The card lies whole inside its column's visible part and inside the window. */
+    const inView = (id: string) =>
+      page.evaluate((orderId) => {
+        const card = document.querySelector(`#columns .card[data-order-id="${orderId}"]`);
+        const col = card?.closest('.cards');
+        if (!card || !col) return false;
+        const c = card.getBoundingClientRect();
+        const b = col.getBoundingClientRect();
+        return c.top >= b.top - 1 && c.bottom <= b.bottom + 1 && c.bottom <= window.innerHeight + 1;
+      }, id);
+    const small = async () => (await rt.services.orders.create(actor(), { items: [{ product_id: ids.soup!, quantity: 1 }] })).order;
+    const first = await small();
+    await page.locator(`.card[data-order-id="${first.id}"].fresh`).waitFor({ timeout: 3000 });
+    await expect.poll(() => inView(first.id), { timeout: 3000 }).toBe(true);
+    // A second one right after: it lands below the first, and it is the one brought into view.
+    const second = await small();
+    await page.locator(`.card[data-order-id="${second.id}"].fresh`).waitFor({ timeout: 3000 });
+    await expect.poll(() => inView(second.id), { timeout: 3000 }).toBe(true);
+    await shot(page, 'kitchen-6b-busy-new');
+    const third = await small();
+    await expect.poll(() => inView(third.id), { timeout: 3000 }).toBe(true);
+    // The cook scrolls back up to the oldest cards; another order moving on the board leaves it there.
+    await cards.evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await rt.services.orders.setStatus(actor(), third.id, 'accepted');
+    await page.locator(`.column[data-status="accepted"] .card[data-order-id="${third.id}"]`).waitFor({ timeout: 3000 });
+    await page.waitForTimeout(1000);
+    expect(await cards.evaluate((el) => el.scrollTop)).toBe(0);
+  }, 90_000);
+
   it('the demo board opens on tonight\'s orders only: the history ended finished, nothing under Niet afgerond', async () => {
     const saved = process.env.DEMO_HISTORY_WEEKS;
     process.env.DEMO_HISTORY_WEEKS = '1';
@@ -245,6 +285,9 @@ describeBrowser('kitchen board in Chromium (sqlite lane only)', () => {
     // Tonight's first table: its mains held apart with the fire button; the paid web order shows its guest.
     expect(await page.locator('#columns .card .course.held button.fire').count()).toBeGreaterThan(0);
     expect(await page.locator('#columns .card.guest .paid.yes').count()).toBe(1);
+    // Every timer has the colour of its minutes: amber from 10, red from 20 (docs/kitchen.md).
+    const timers = await page.locator('#columns .card .age').evaluateAll((els) => els.map((e) => [Number.parseInt(e.textContent ?? '', 10), e.className] as const));
+    for (const [min, cls] of timers) expect(cls, `${min} min`).toBe(min >= 20 ? 'age late' : min >= 10 ? 'age warn' : 'age');
     await shot(page, 'kitchen-7-demo');
     await page.click('#stations button[data-station="bar"]');
     await expect.poll(() => page.locator('#columns .card').count(), { timeout: 5000 }).toBe((await rt.services.orders.live(demoId, 'bar')).length);
@@ -256,5 +299,31 @@ describeBrowser('kitchen board in Chromium (sqlite lane only)', () => {
     await phone.click('#pin-submit');
     await phone.waitForSelector('#columns .card');
     await shot(phone, 'kitchen-9-demo-phone');
+
+    // Beheer → Printers of the demo: Keuken and Bar, offline (nothing listens at their addresses), with
+    // tonight's tickets in their queue, as the server counts them.
+    await rt.services.printing.deliverDue();
+    const printers = await rt.services.printing.listPrinters(demoId);
+    expect(printers.map((p) => [p.name, p.status])).toEqual([
+      ['Bar', 'offline'],
+      ['Keuken', 'offline'],
+    ]);
+    expect(printers.find((p) => p.name === 'Keuken')!.queued).toBeGreaterThan(0);
+    const admin = await tablet(1280, 800);
+    await admin.goto(`${base}/app/?slug=${demo.tenant.slug}`);
+    await admin.click('#show-admin');
+    await admin.fill('#admin-email', DEMO_ADMIN.email);
+    await admin.fill('#admin-password', DEMO_ADMIN.password);
+    await admin.click('#admin-form [type=submit]');
+    await admin.waitForSelector('#conn[data-state="live"]');
+    await screenReady(admin, '/beheer/printers', base, demo.tenant.slug);
+    for (const p of printers) {
+      const row = admin.locator(`#printer-list tr[data-printer="${p.name}"]`);
+      expect(await row.locator('td').nth(2).locator('.pill').textContent()).toBe('offline');
+      expect(await row.locator('[data-role="last-error"]').textContent()).toMatch(/^Printer weigert de verbinding/);
+      expect(await row.locator('[data-role="queued"]').textContent()).toBe(String(p.queued));
+    }
+    expect(await admin.locator('#job-list tbody tr').count()).toBeGreaterThan(0);
+    await shot(admin, 'kitchen-10-demo-printers');
   }, 240_000);
 });

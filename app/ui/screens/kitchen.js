@@ -235,6 +235,8 @@ export default function Kitchen() {
   /** Bumped orders that can still be recalled: id → { order, until }. Their completion is sent when the minute is over. */
   const [pending, setPending] = useState(/** @type {Map<string, { order: any, until: number }>} */ (new Map()));
   const timers = useRef(/** @type {Map<string, number>} */ (new Map()));
+  /** The card to bring into view after the next render: the newest order that arrived, or one recalled. */
+  const reveal = useRef(/** @type {string | null} */ (null));
   /** Print alerts (socket `print:failed`) not yet dismissed. */
   const [alerts, setAlerts] = useState(/** @type {any[]} */ ([]));
   const stationRef = useRef(station);
@@ -314,6 +316,7 @@ export default function Kitchen() {
       next.delete(id);
       return next;
     });
+    reveal.current = id;
     setOrders((m) => (m.has(id) ? new Map(m).set(id, { ...m.get(id), _fresh: true }) : m));
   };
 
@@ -352,10 +355,12 @@ export default function Kitchen() {
         // A station board asks the server which lines are its own; a new order flashes (and rings) when it has any.
         void load().then((data) => {
           if (!data.some((/** @type {any} */ o) => o.id === id)) return;
+          reveal.current = id;
           setOrders((m) => (m.has(id) ? new Map(m).set(id, { ...m.get(id), _fresh: true }) : m));
           ring();
         });
       } else {
+        if (ACTIVE.includes(e.order.status)) reveal.current = id;
         setOrders((m) => merge(m, e.order, true));
         if (ACTIVE.includes(e.order.status)) ring();
       }
@@ -372,9 +377,16 @@ export default function Kitchen() {
     setAlerts((list) => [...list.filter((a) => a.job_id !== e.job_id), e]);
   });
   useEffect(() => {
-    // A new card is visible at once: its column scrolls to it (the flash is in the CSS).
-    document.querySelector('#columns .card.fresh')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
-  }, [orders]);
+    // A new card is visible at once: its column scrolls to it (the flash is in the CSS). Only the newest
+    // one, once: a card that flashed earlier keeps its class, and a later event (another order moving)
+    // must neither leave the newest card out of view nor pull a column the cook scrolled back to it.
+    const id = reveal.current;
+    if (!id) return;
+    const card = [...document.querySelectorAll('#columns .card')].find((c) => c.getAttribute('data-order-id') === id);
+    if (!card) return; // not rendered yet (a station board's answer on its way): at the next render
+    reveal.current = null;
+    card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [orders, pending]);
   useEffect(() => {
     // Who fired the later courses: asked once per card and fire.
     for (const o of orders.values()) {

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PrintEvent } from '../../../../server/modules/printing/printing.service.js';
+import { io as connect } from 'socket.io-client';
+import type { PrintEvent, PrintEventPayload } from '../../../../server/modules/printing/printing.service.js';
+import type { TestApp } from '../../../helpers/app.js';
 import { printingSetup } from './setup.js';
 
 /** Tickets on fake network printers (issue 24 "Done when"): routing, bytes, retries, fallback, reprint, additions, voids. */
@@ -12,6 +14,35 @@ async function setup() {
   const s = await printingSetup();
   cleanup.push(s.close);
   return s;
+}
+
+async function listen(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = t.app.server.address();
+  if (!addr || typeof addr === 'string') throw new Error('no address');
+  return `http://127.0.0.1:${addr.port}`;
+}
+/** A tablet on the restaurant's socket that records the printing events (what the kitchen board listens to). */
+async function tablet(url: string, cookie: string) {
+  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true, extraHeaders: { cookie } });
+  cleanup.push(async () => {
+    socket.close();
+  });
+  const events: Array<{ name: string; payload: PrintEventPayload }> = [];
+  socket.on('print:failed', (payload: PrintEventPayload) => events.push({ name: 'print:failed', payload }));
+  socket.on('print:done', (payload: PrintEventPayload) => events.push({ name: 'print:done', payload }));
+  await new Promise<void>((resolve, reject) => {
+    socket.on('hello', () => resolve());
+    socket.on('connect_error', reject);
+  });
+  return events;
+}
+async function until(cond: () => boolean, ms = 5000) {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > ms) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 describe('kitchen tickets on network printers', () => {
@@ -234,6 +265,37 @@ describe('kitchen tickets on network printers', () => {
     expect(failed.payload).toMatchObject({ job_id: job!.id, printer_id: k.id, printer_name: 'Keuken', order_id: o.id, stations: ['keuken'] });
     expect(failed.payload.error).toMatch(/Verplaatst naar 'Bar'/);
     expect(kitchen.tickets).toHaveLength(0);
+  });
+
+  it('print:failed and print:done reach the restaurant’s tablets over the socket; another restaurant hears nothing', async () => {
+    const s = await setup();
+    const kitchen = await s.fake('refuse');
+    const k = await s.addPrinter('Keuken', kitchen);
+    const other = await s.t.seedTenant();
+    const url = await listen(s.t);
+    const ours = await tablet(url, s.staff);
+    const theirs = await tablet(url, await other.staffCookie());
+    const o = await s.order([{ product_id: s.products.soup.id, quantity: 1 }]);
+    await s.deliver();
+    for (let i = 0; i < 2; i += 1) {
+      s.t.clock.advance(4000);
+      await s.deliver();
+    }
+    const [job] = await s.jobs();
+    expect(job).toMatchObject({ status: 'failed', attempts: 3 });
+    await until(() => ours.length >= 1);
+    expect(ours).toEqual([
+      { name: 'print:failed', payload: { job_id: job!.id, printer_id: k.id, printer_name: 'Keuken', order_id: o.id, stations: ['keuken'], error: expect.stringMatching(/^Printer weigert de verbinding/) } },
+    ]);
+    await kitchen.setMode('ok');
+    s.t.clock.advance(4000);
+    await s.deliver();
+    await until(() => ours.length >= 2);
+    expect(ours[1]).toEqual({ name: 'print:done', payload: { job_id: job!.id, printer_id: k.id, printer_name: 'Keuken', order_id: o.id, stations: ['keuken'], error: null } });
+    expect(kitchen.tickets).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 100)); // nothing else arrives
+    expect(ours).toHaveLength(2);
+    expect(theirs).toEqual([]);
   });
 
   it('a reprint is a new job, logged with who asked, printed with HERDRUK; the original is not sent again', async () => {
