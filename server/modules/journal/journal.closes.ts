@@ -8,6 +8,7 @@ import { entryDto, GENESIS, type JournalRow } from './journal.chain.js';
 import { journalRepository as repo, orderRates, type CloseRow } from './journal.repository.js';
 import type { JournalDeps, createJournalCore } from './journal.service.js';
 import { closeWire, DAY_CLOSE_ENTITY } from './journal.sync.js';
+import { linesAfterDiscounts, type AppliedDiscount, type PricedLine } from '../till/till.rules.js';
 
 /**
  * The day close (dagafsluiting, CONTRACT §19, docs/till.md "Day close"): the X report (preview) and
@@ -52,20 +53,27 @@ export const vatTable = (byRate: ReadonlyMap<number, number>) =>
   [...byRate.entries()].sort((a, b) => a[0] - b[0]).map(([rate, g]) => ({ rate, gross_cents: g, vat_cents: vatOf(g, rate), net_cents: g - vatOf(g, rate) }));
 
 /**
- * Each payment split over the VAT rates of the orders it paid, by their lines' gross (the rounding
- * rest on the largest rate; a payment of orders without lines counts at 9 %): payment id → [rate, gross].
- * The day close and the revenue figures both use it, so they agree to the cent.
+ * Each payment split over the VAT rates of the orders it paid, by their lines' gross after the
+ * orders' discounts (`linesAfterDiscounts`, as on the order and its receipt: a comped line counts
+ * nothing, an order discount is spread with its rounding rest), the payment's rounding rest on the
+ * largest rate; a payment of orders without lines (or with nothing left) counts at 9 %:
+ * payment id → [rate, gross]. The day close and the revenue figures both use it, so they agree to
+ * the cent, and a day of orders paid in full has the VAT per rate of their receipts.
  */
 export async function ratesOfPayments(exec: Executor, payments: JournalRow[]): Promise<Map<string, Array<[number, number]>>> {
-  const lines = await orderRates(exec, [...new Set(payments.flatMap(orderIdsOf))]);
-  const byOrder = new Map<string, Array<{ at: number; rate: number; cents: number }>>();
-  lines.forEach((l, at) => byOrder.set(l.order_id, [...(byOrder.get(l.order_id) ?? []), { at, rate: Number(l.vat_rate), cents: Number(l.total_cents) }]));
+  const { lines, discounts } = await orderRates(exec, [...new Set(payments.flatMap(orderIdsOf))]);
+  const linesOf = new Map<string, PricedLine[]>();
+  for (const l of lines) linesOf.set(l.order_id, [...(linesOf.get(l.order_id) ?? []), { id: l.id, vat_rate: Number(l.vat_rate), total_cents: Number(l.total_cents) }]);
+  const discountsOf = new Map<string, AppliedDiscount[]>();
+  for (const d of discounts) discountsOf.set(d.order_id, [...(discountsOf.get(d.order_id) ?? []), { item_id: d.item_id, amount_cents: Number(d.amount_cents) }]);
+  const grossOf = new Map<string, Array<{ rate: number; cents: number }>>();
+  for (const [orderId, own] of linesOf) grossOf.set(orderId, linesAfterDiscounts(own, discountsOf.get(orderId) ?? []).map((l) => ({ rate: l.vat_rate, cents: l.gross_cents })));
   const out = new Map<string, Array<[number, number]>>();
   for (const p of payments) {
     const amount = Number(p.amount_cents);
-    const mine = [...new Set(orderIdsOf(p))].flatMap((id) => byOrder.get(id) ?? []).sort((a, b) => a.at - b.at);
+    const mine = [...new Set(orderIdsOf(p))].flatMap((id) => grossOf.get(id) ?? []);
     const shares = new Map<number, number>();
-    for (const l of mine) shares.set(l.rate, (shares.get(l.rate) ?? 0) + l.cents);
+    for (const l of mine) if (l.cents > 0) shares.set(l.rate, (shares.get(l.rate) ?? 0) + l.cents);
     const base = [...shares.values()].reduce((a, b) => a + b, 0);
     if (base <= 0) {
       out.set(p.id, [[9, amount]]);

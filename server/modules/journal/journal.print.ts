@@ -51,7 +51,7 @@ export function closeRows(c: DayCloseDto, r: CloseRestaurant): string[][] {
     ['Kas verwacht', num(c.cash_expected_cents)],
     ['Kas geteld', num(c.cash_counted_cents)],
     ['Kasverschil', num(c.cash_difference_cents)],
-    [`Nagekomen (${c.late.count} regels)`, num(c.late.payments_cents)],
+    [`Nagekomen (${c.late.count} ${c.late.count === 1 ? 'regel' : 'regels'})`, num(c.late.payments_cents)],
     ['Vorige hash', c.previous_hash],
     ['Hash', c.hash],
   ];
@@ -81,7 +81,7 @@ ${section('Omzet', row('Bestellingen', String(c.orders.count)) + row('Omzet incl
 <h2>Btw</h2>${vat}
 ${section('Betaalwijzen', methods)}
 ${section('Kas', row('Verwacht', euro(c.cash_expected_cents)) + row('Geteld', euro(c.cash_counted_cents)) + row('Verschil', euro(c.cash_difference_cents), 'total'))}
-${c.late.count ? section('Nagekomen', row(`${c.late.count} regels van ${c.late.days.map(dutchDate).join(', ')}`, euro(c.late.payments_cents)) + (c.late.refunds_cents ? row('Terugbetaald', euro(c.late.refunds_cents)) : '')) : ''}
+${c.late.count ? section('Nagekomen', row(`${c.late.count} ${c.late.count === 1 ? 'regel' : 'regels'} van ${c.late.days.map(dutchDate).join(', ')}`, euro(c.late.payments_cents)) + (c.late.refunds_cents ? row('Terugbetaald', euro(c.late.refunds_cents)) : '')) : ''}
 ${section('Controle', `<tr class="hash"><td>Vorige hash<br>${esc(c.previous_hash)}</td></tr><tr class="hash"><td>Hash<br>${esc(c.hash)}</td></tr>`)}
 </body></html>`;
 }

@@ -105,11 +105,21 @@ export const journalRepository = {
   },
 };
 
-/** Per order, its lines' gross by VAT rate (the day close and revenue split payments over rates by them); a long period's orders are read in chunks. */
-export async function orderRates(db: Executor, orderIds: string[]): Promise<Array<{ order_id: string; vat_rate: number; total_cents: number }>> {
-  const out: Array<{ order_id: string; vat_rate: number; total_cents: number }> = [];
+/**
+ * Per order, its lines (in the order's own line order, as the order shows them) and its discounts:
+ * what the day close and revenue split payments over VAT rates by (the lines after their discounts,
+ * as on the order and its receipt). A long period's orders are read in chunks.
+ */
+export async function orderRates(
+  db: Executor,
+  orderIds: string[],
+): Promise<{ lines: Array<{ order_id: string; id: string; vat_rate: number; total_cents: number }>; discounts: Array<{ order_id: string; item_id: string | null; amount_cents: number }> }> {
+  const lines: Array<{ order_id: string; id: string; vat_rate: number; total_cents: number }> = [];
+  const discounts: Array<{ order_id: string; item_id: string | null; amount_cents: number }> = [];
   for (let i = 0; i < orderIds.length; i += 1000) {
-    out.push(...(await db.selectFrom('order_items').select(['order_id', 'vat_rate', 'total_cents']).where('order_id', 'in', orderIds.slice(i, i + 1000)).execute()));
+    const chunk = orderIds.slice(i, i + 1000);
+    lines.push(...(await db.selectFrom('order_items').select(['order_id', 'id', 'vat_rate', 'total_cents']).where('order_id', 'in', chunk).orderBy('order_id').orderBy('position').execute()));
+    discounts.push(...(await db.selectFrom('order_discounts').select(['order_id', 'item_id', 'amount_cents']).where('order_id', 'in', chunk).execute()));
   }
-  return out;
+  return { lines, discounts };
 }

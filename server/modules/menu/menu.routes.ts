@@ -28,7 +28,7 @@ export const menuRoutes: FastifyPluginAsyncZod<{ menu: MenuService }> = async (a
   app.post('/categories', { config: { access: 'admin' }, schema: { tags, summary: 'Create a category', body: CreateCategoryBody, response: { 201: Category, ...errors(400, 401, 403) } } }, async (request, reply) =>
     reply.code(201).send(await menu.createCategory(sessionOf(request).tenantId, request.body)),
   );
-  app.patch('/categories/:id', { config: { access: 'admin' }, schema: { tags, summary: 'Rename or reorder a category', params: IdParams, body: UpdateCategoryBody, response: { 200: Category, ...errors(400, 401, 403, 404) } } }, async (request) =>
+  app.patch('/categories/:id', { config: { access: 'admin' }, schema: { tags, summary: 'Rename or reorder a category, or change its course, station or VAT rate', params: IdParams, body: UpdateCategoryBody, response: { 200: Category, ...errors(400, 401, 403, 404) } } }, async (request) =>
     menu.updateCategory(sessionOf(request).tenantId, request.params.id, request.body),
   );
   app.delete('/categories/:id', { config: { access: 'admin' }, schema: { tags, summary: 'Archive a category', params: IdParams, response: { 204: z.null(), ...errors(401, 403, 404) } } }, async (request, reply) => {

@@ -47,6 +47,7 @@ export const Category = z
     position: z.number().int(),
     course: z.number().int().nullable().meta({ description: 'default course of its products’ lines (1..5); null: course 1' }),
     station: z.string().nullable().meta({ description: 'kitchen station of its products (keuken, bar, …); null: keuken' }),
+    vat_rate: z.number().int().nullable().meta({ description: 'BTW-percentage of its products that have none of their own (CONTRACT §6, §19); null: the setting default_vat_rate' }),
     created_at: z.string(),
     updated_at: z.string(),
     archived_at: z.string().nullable(),
@@ -54,12 +55,21 @@ export const Category = z
   .meta({ id: 'Category' });
 export type Category = z.infer<typeof Category>;
 
+/** A category's VAT rate (CONTRACT §6): what its products without a rate of their own are sold at (CONTRACT §19). */
+const CategoryVat = z.union([z.literal(0), z.literal(9), z.literal(21)]).meta({ description: 'BTW-percentage: 0, 9 of 21' });
+
 export const CreateCategoryBody = z
-  .object({ name: z.string().trim().min(1).max(80), position: z.number().int().min(0).max(10_000).optional(), course: Course.optional(), station: Station.optional() })
+  .object({
+    name: z.string().trim().min(1).max(80),
+    position: z.number().int().min(0).max(10_000).optional(),
+    course: Course.optional(),
+    station: Station.optional(),
+    vat_rate: CategoryVat.optional(),
+  })
   .strict()
   .meta({ examples: [{ name: 'Hoofdgerechten', position: 2, course: 2 }] });
 export const UpdateCategoryBody = z
-  .object({ name: CreateCategoryBody.shape.name, position: CreateCategoryBody.shape.position.unwrap(), course: Course.nullable(), station: Station.nullable() })
+  .object({ name: CreateCategoryBody.shape.name, position: CreateCategoryBody.shape.position.unwrap(), course: Course.nullable(), station: Station.nullable(), vat_rate: CategoryVat.nullable() })
   .partial()
   .strict();
 export type UpdateCategoryInput = z.infer<typeof UpdateCategoryBody>;

@@ -28,6 +28,7 @@ export const toCategoryDto = (r: CategoryRow): Category => ({
   position: r.position,
   course: r.course,
   station: r.station ?? null,
+  vat_rate: r.vat_rate ?? null,
   created_at: r.created_at,
   updated_at: r.updated_at,
   archived_at: r.archived_at,
@@ -216,9 +217,9 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
       return (await menuRepository.listCategories(db, tenantId, includeArchived)).map(toCategoryDto);
     },
 
-    async createCategory(tenantId: string, input: { name: string; position?: number; course?: number; station?: string }): Promise<Category> {
+    async createCategory(tenantId: string, input: { name: string; position?: number; course?: number; station?: string; vat_rate?: number }): Promise<Category> {
       return changes.write(tenantId, async (w) => {
-        const row: CategoryRow = { id: newId(), tenant_id: tenantId, name: input.name, position: input.position ?? 0, course: input.course ?? null, station: input.station ?? null, vat_rate: null, created_at: w.now, updated_at: w.now, archived_at: null };
+        const row: CategoryRow = { id: newId(), tenant_id: tenantId, name: input.name, position: input.position ?? 0, course: input.course ?? null, station: input.station ?? null, vat_rate: input.vat_rate ?? null, created_at: w.now, updated_at: w.now, archived_at: null };
         await menuRepository.insertCategory(w.trx, row);
         await w.record(categoryChange(row, 'category.created'));
         return toCategoryDto(row);

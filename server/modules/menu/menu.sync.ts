@@ -5,7 +5,7 @@ import { assertTenantRef, assertTenantRefs, parsePayload, pick, upsertById } fro
 import { RejectOp, snapshotNext, type ApplyContext, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { CreateCategoryBody, CreateModifierGroupBody, CreateProductBody, ModifierOptionInput, UpdateCategoryBody, UpdateProductBody } from './menu.schemas.js';
 
-const CATEGORY_COLUMNS = ['id', 'tenant_id', 'name', 'position', 'course', 'station', 'created_at', 'updated_at', 'archived_at'] as const satisfies readonly (keyof CategoriesTable)[];
+const CATEGORY_COLUMNS = ['id', 'tenant_id', 'name', 'position', 'course', 'station', 'vat_rate', 'created_at', 'updated_at', 'archived_at'] as const satisfies readonly (keyof CategoriesTable)[];
 const PRODUCT_COLUMNS = [
   'id', 'tenant_id', 'category_id', 'name', 'description', 'price_cents', 'cost_cents', 'vat_rate', 'unit', 'min_level', 'available', 'on_menu',
   'modifier_group_ids', 'allergens', 'dietary', 'course', 'station', 'created_at', 'updated_at', 'archived_at',
@@ -18,7 +18,7 @@ const Timestamp = z.iso.datetime({ offset: true });
 const Stamps = { created_at: Timestamp, updated_at: Timestamp, archived_at: Timestamp.nullable().optional() };
 
 /** A category row as a device pushes it: the API's rules for each field (menu.schemas.ts). */
-const CategoryRowSchema = z.object({ id: z.uuid(), name: CreateCategoryBody.shape.name, position: CreateCategoryBody.shape.position.unwrap(), course: UpdateCategoryBody.shape.course, station: UpdateCategoryBody.shape.station.optional(), ...Stamps });
+const CategoryRowSchema = z.object({ id: z.uuid(), name: CreateCategoryBody.shape.name, position: CreateCategoryBody.shape.position.unwrap(), course: UpdateCategoryBody.shape.course, station: UpdateCategoryBody.shape.station.optional(), vat_rate: UpdateCategoryBody.shape.vat_rate.optional(), ...Stamps });
 
 /** A list the API takes as JSON array, in the row's form: the JSON text of a list that passes `list`. */
 const jsonOf = (list: z.ZodType) =>

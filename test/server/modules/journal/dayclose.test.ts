@@ -76,6 +76,68 @@ describe('the day close', () => {
     expect(csv).toContain('Kasverschil;-0,50');
   });
 
+  it('money of a closed day that arrives later (a guest paying at the table after the close) is kept and reported once, in the next close as late; that close adds up to its own day’s payments by method', async () => {
+    const s = await setup();
+    const { call, menu, floor, t, r } = s;
+    // Friday: T1 orders two burgers (29,00) and has not paid when the manager closes the day.
+    expect((await call(s.staff, 'POST', '/orders', { table_id: floor.t1.id, items: [{ product_id: menu.burger.id, quantity: 2 }] })).statusCode).toBe(201);
+    const bill = (await call(s.staff, 'GET', `/floorplan/tables/${floor.t1.id}/bill`)).json();
+    const friday = (await call(s.admin, 'POST', '/day-closes', { cash_counted_cents: 0 })).json();
+    expect(friday).toMatchObject({ number: 1, business_date: '2026-11-20', orders: { count: 0, gross_cents: 0 }, late: { count: 0, payments_cents: 0 } });
+
+    // 02:00 on Saturday is still Friday's business day: staff cannot book it (409), but the guest's own
+    // payment at the table (money already taken by the provider) is kept, journaled on Friday.
+    t.clock.set('2026-11-21T01:00:00.000Z');
+    const refused = await call(await r.staffCookie(), 'POST', `/floorplan/bills/${bill.id}/payments`, { amount_cents: 2900, method: 'pin' });
+    expect(refused.statusCode).toBe(409);
+    const online = await t.changes.write(r.id, (w) => t.services.floor.recordBillPayment(w, { tenantId: r.id, billId: bill.id, amount_cents: 2900, tip_cents: 100, payment_id: 'tr_laat' }));
+    expect(online).toMatchObject({ closed: true, paid_cents: 2900 });
+
+    // Saturday evening: three payments of Saturday itself, then the close.
+    t.clock.set('2026-11-21T18:00:00.000Z');
+    const staff = await r.staffCookie();
+    const admin = await r.adminCookie();
+    const counter = async (productId: string, quantity: number, payment: object) => {
+      const o = (await call(staff, 'POST', '/orders', { items: [{ product_id: productId, quantity }] })).json();
+      expect((await call(staff, 'POST', `/orders/${o.id}/payments`, payment)).statusCode).toBe(201);
+    };
+    await counter(menu.cola.id, 2, { amount_cents: 600, method: 'contant', received_cents: 1000 });
+    await counter(menu.burger.id, 1, { amount_cents: 1450, tip_cents: 50, method: 'pin' });
+    await counter(menu.friet.id, 1, { amount_cents: 395, method: 'creditcard' });
+    const saturday = await call(admin, 'POST', '/day-closes', { cash_counted_cents: 600 });
+    expect(saturday.statusCode).toBe(201);
+    const z = saturday.json();
+    expect(z).toMatchObject({
+      number: 2,
+      business_date: '2026-11-21',
+      orders: { count: 3, gross_cents: 2445 },
+      by_method: [
+        { method: 'contant', count: 1, amount_cents: 600, tip_cents: 0 },
+        { method: 'creditcard', count: 1, amount_cents: 395, tip_cents: 0 },
+        { method: 'pin', count: 1, amount_cents: 1450, tip_cents: 50 },
+      ],
+      cash_expected_cents: 600,
+      cash_difference_cents: 0,
+      late: { count: 1, payments_cents: 2900, refunds_cents: 0, days: ['2026-11-20'] },
+    });
+    // The close's figures are the sum of Saturday's journaled payments, method by method.
+    const journal = (await call(admin, 'GET', '/journal?from=2026-11-21&to=2026-11-21')).json().data.filter((e: { kind: string }) => e.kind === 'payment');
+    const byMethod = new Map<string, number>();
+    for (const e of journal) byMethod.set(e.method, (byMethod.get(e.method) ?? 0) + e.amount_cents);
+    expect(Object.fromEntries(byMethod)).toEqual(Object.fromEntries(z.by_method.map((m: { method: string; amount_cents: number }) => [m.method, m.amount_cents])));
+    expect(z.vat.reduce((sum: number, v: { gross_cents: number }) => sum + v.gross_cents, 0)).toBe(z.orders.gross_cents);
+    // Friday's close stays as it was; the late money is on the printed close and the CSV.
+    expect((await call(admin, 'GET', `/day-closes/${friday.id}`)).json()).toEqual(friday);
+    expect((await call(admin, 'GET', `/day-closes/${z.id}?format=html`)).body).toContain('1 regel van 20-11-2026');
+    expect((await call(admin, 'GET', `/day-closes/${z.id}?format=csv`)).body).toContain('Nagekomen (1 regel);29,00');
+
+    // Counted once: Sunday's close has nothing late.
+    t.clock.set('2026-11-22T18:00:00.000Z');
+    const sunday = (await call(await r.adminCookie(), 'POST', '/day-closes', { cash_counted_cents: 0 })).json();
+    expect(sunday).toMatchObject({ number: 3, business_date: '2026-11-22', late: { count: 0, payments_cents: 0 } });
+    expect((await t.services.journal.verify(r.id)).verified).toBe(true);
+  });
+
   it('an appliance whose sync is behind refuses to close (Dutch 409) unless force', async () => {
     const s = await setup();
     await s.t.services.sync.board.report(s.r.id, { enabled: true, started: true, online: false, lastSuccessAt: '2026-11-20T16:00:00.000Z' });
