@@ -53,6 +53,18 @@ describe('POST /payments/:id/refund (admin, through the provider)', () => {
     expect(await countRows(w.t, 'payment_refunds')).toBe(1);
   });
 
+  it('a refund dated in a closed business day is 409 (CONTRACT §19) and records nothing, at Mollie neither', async () => {
+    const w = await payWorld({ mollie: true });
+    const p = await paidOrder(w);
+    const close = await w.t.req({ method: 'POST', url: '/api/v1/day-closes', cookie: w.admin, payload: { cash_counted_cents: 0 } });
+    expect(close.statusCode, close.body).toBe(201);
+    const res = await refund(w, p.paymentId, { amount_cents: 500 });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toMatch(/^De dag \d{2}-\d{2}-\d{4} is al afgesloten \(dagafsluiting\)/);
+    expect(await countRows(w.t, 'payment_refunds')).toBe(0);
+    expect(w.mollie!.requests.filter((q) => q.path.endsWith('/refunds'))).toEqual([]);
+  });
+
   it('two refunds of everything at the same moment: one is made, the other refused', async () => {
     const w = await payWorld({ mollie: true });
     const p = await paidOrder(w);
