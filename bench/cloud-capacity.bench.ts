@@ -47,12 +47,15 @@ import { PROTOCOL_VERSION } from '../sync/protocol.js';
 import { startServer, type BenchServer } from './lib/child.js';
 import { machine, percentile, table } from './lib/format.js';
 import { serverTimes } from './lib/server-times.js';
+import { attribute, requestTrace, type RequestRecord } from './lib/request-trace.js';
 import { sleep } from './lib/sync.js';
 
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const V = { protocol_version: PROTOCOL_VERSION, schema_version: SCHEMA_VERSION };
 const TARGET_P99_MS = 100;
+/** Statements a public order runs only when a per-tenant cache is cold (tenant by slug, settings, devices). */
+const COLD_READS = ['select tenants', 'select tenant_settings', 'select sync_devices'];
 
 export interface CapacityOptions {
   nodes: number[];
@@ -409,6 +412,7 @@ async function runConfiguration(nodeCount: number, o: CapacityOptions, seeded: A
       recording = true;
       const cpu0 = nodes.map((n) => ticks(n.child.pid));
       for (const n of nodes) n.child.send({ type: 'server-times', action: 'reset' });
+      for (const n of nodes) n.child.send({ type: 'request-trace', action: 'reset' });
       const m0 = performance.now();
       await loops;
       const secs = (performance.now() - m0) / 1000;
@@ -425,6 +429,8 @@ async function runConfiguration(nodeCount: number, o: CapacityOptions, seeded: A
       const pools = nodes.map(poolOf);
       const inNode = await Promise.all(nodes.map((n) => serverTimes(n.child)));
       const pool = await Promise.all(pools);
+      const traces = [];
+      for (const n of nodes) traces.push(await requestTrace(n.child));
       const merged = (key: string) => stats(inNode.flatMap((t) => t.times[key] ?? []));
       await Promise.all(inflight);
       await Promise.all(tills.map((t) => t.busy));
@@ -472,6 +478,11 @@ async function runConfiguration(nodeCount: number, o: CapacityOptions, seeded: A
       step.saturated = Math.max(...cpu) >= 90 || step.errors + step.undelivered > 0 || step.webPerSec + step.pushPerSec < 0.9 * step.offeredPerSec;
       result.steps.push(step);
       console.log(stepLine(step));
+      // Where the slowest 5 % of the node's public orders (and pushes, callbacks) spent their time.
+      const records: RequestRecord[] = traces.flatMap((t) => t.records.map((r) => ({ ...r, start: r.start - t.resetAt })));
+      console.log(`    node GC: ${traces.map((t) => `${t.gc.n} pauses ${t.gc.ms.toFixed(0)} ms (max ${t.gc.maxMs.toFixed(1)})`).join(' + ')}; loop stalls > 10 ms: ${traces.map((t) => `${t.stalls.n}, ${t.stalls.ms.toFixed(0)} ms (max ${t.stalls.maxMs.toFixed(1)})`).join(' + ')}`);
+      for (const route of ['POST /public/order/:id', 'POST /payments/simulator/:id', 'POST /sync/push']) for (const l of attribute(records, route, 0.05, COLD_READS)) console.log(l);
+      if (process.env.BENCH_CAP_TRACE) fs.writeFileSync(`${process.env.BENCH_CAP_TRACE}-${nodeCount}-${factor}.json`, JSON.stringify(records));
       if (step.saturated) break;
     }
   } finally {

@@ -9,6 +9,7 @@ import { loadConfig } from '../../server/config.js';
 import { createRuntime } from '../../server/runtime.js';
 import { serveUntilStopped } from '../lib/child.js';
 import { recordServerTimes } from '../lib/server-times.js';
+import { tracePool, traceRequests } from '../lib/request-trace.js';
 
 const url = process.env.BENCH_NODE_DATABASE_URL;
 if (!url) throw new Error('bench: BENCH_NODE_DATABASE_URL is required');
@@ -35,6 +36,8 @@ const options = [parsed.searchParams.get('options'), process.env.BENCH_NODE_ASYN
 parsed.searchParams.delete('options');
 const pool = new pg.Pool({ connectionString: parsed.toString(), max: Number(process.env.BENCH_NODE_POOL ?? 10), ...(options ? { options } : {}) });
 pool.on('error', () => {});
+// Per request: pool waits and statements (bench/lib/request-trace.ts).
+tracePool(pool);
 const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 const rt = await createRuntime(config, {
   handle: { db, dialect: 'postgres', connection: { databaseUrl: url }, ping: async () => true, close: () => db.destroy() },
@@ -50,6 +53,7 @@ process.on('message', (m: { type?: string; action?: string }) => {
   if (m.action === 'reset') waiting = { samples: 0, sum: 0, max: 0 };
   else process.send!({ type: 'pool', size: pool.options.max, waitingAvg: waiting.sum / Math.max(1, waiting.samples), waitingMax: waiting.max });
 });
+traceRequests(rt.app, rt.app.server);
 await rt.app.listen({ port: 0, host: '127.0.0.1' });
 recordServerTimes(rt.app.server);
 const addr = rt.app.server.address();
