@@ -71,10 +71,13 @@ export function tenantKeys(db: Executor): TenantKeys {
 export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: UsersService }) {
   const { db, changes, users } = deps;
 
-  // Settings are read on hot paths (every order needs the time zone): cached briefly, dropped as
-  // soon as this node commits a tenant change, and on the other cloud nodes when its notice arrives
+  // Settings are read on hot paths (every order needs the time zone): cached, dropped as soon as
+  // this node commits a tenant change, and on the other cloud nodes when its notice arrives
   // (`tenant.changed`, through the cluster bus); the TTL bounds staleness when a notice is lost.
-  const SETTINGS_TTL_MS = 60_000;
+  // 5 minutes, as the devices cache (sync/cloud.ts DEVICES_CACHE_MS): a restaurant with a web order
+  // every few minutes (30 an hour on a busy evening, bench/README.md "Cloud capacity") finds them
+  // warm; with 60 s nearly every one of its orders read them again.
+  const SETTINGS_TTL_MS = 5 * 60_000;
   const settingsCache = new Map<string, { at: number; settings: Settings }>();
   // Public pages and orders find their restaurant by slug (every guest's request): the row cached
   // per slug (at most SLUG_CACHE_MAX, for SETTINGS_TTL_MS; unknown slugs are not cached), forgotten
@@ -103,7 +106,7 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
   }
 
   return {
-    /** Settings for hot paths, possibly up to a minute old when another cloud node changed them. */
+    /** Settings for hot paths, possibly up to SETTINGS_TTL_MS old when another cloud node changed them and its notice was lost. */
     async cachedSettings(tenantId: string): Promise<Settings> {
       const hit = settingsCache.get(tenantId);
       if (hit && Date.now() - hit.at < SETTINGS_TTL_MS) return hit.settings;
@@ -131,13 +134,17 @@ export function createTenantsService(deps: { db: Db; changes: ChangeLog; users: 
       return tenantsRepository.findBySlug(db, slug);
     },
 
-    /** `bySlug` for the public pages' hot paths: possibly up to a minute old when a change's notice from another cloud node was lost. */
+    /** `bySlug` for the public pages' hot paths: possibly up to SETTINGS_TTL_MS old when a change's notice from another cloud node was lost. */
     async cachedBySlug(slug: string): Promise<TenantRow | undefined> {
       const hit = bySlugCache.get(slug);
       if (hit) return hit;
       const at = generation;
       const row = await tenantsRepository.findBySlug(db, slug);
-      if (row && at === generation) bySlugCache.set(slug, row);
+      if (row && at === generation) {
+        bySlugCache.set(slug, row);
+        // The same row holds the settings: the order that follows (cachedSettings) needs no read of its own.
+        if (!settingsCache.has(row.id)) settingsCache.set(row.id, { at: Date.now(), settings: settingsOf(row) });
+      }
       return row;
     },
 

@@ -42,6 +42,22 @@ describe('GET /public/menu/:slug', () => {
     expect(order.statusCode).toBe(201);
   });
 
+  it("the slug's read gives the settings too: a restaurant's first web order reads its row once, and a change through the service is still seen at once", async () => {
+    const w = await payWorld();
+    const tenants = w.t.services.tenants;
+    const { tenant } = await tenants.create({ slug: 'de-tweede', name: 'De Tweede', admin_email: 'admin@tweede.test', admin_password: 'geheim-wachtwoord-1' });
+    const row = await tenants.cachedBySlug('de-tweede');
+    expect(row?.id).toBe(tenant.id);
+    // Changed behind the service's back (no change, no notice): only a read would see it. The
+    // settings come from the row the slug lookup read, so no second read happens.
+    await w.t.handle.db.updateTable('tenants').set({ settings: JSON.stringify({ max_party_size: 3 }) }).where('id', '=', tenant.id).execute();
+    expect((await tenants.cachedSettings(tenant.id)).max_party_size).toBe(8);
+    // A change through the service (this node's commit) drops both at once.
+    await tenants.patchSettings(tenant.id, { max_party_size: 12 });
+    expect((await tenants.cachedSettings(tenant.id)).max_party_size).toBe(12);
+    expect((await w.t.req({ method: 'GET', url: '/api/v1/public/menu/de-tweede' })).json().restaurant.max_party_size).toBe(12);
+  });
+
   it('an unknown slug is 404 in Dutch', async () => {
     const w = await payWorld();
     const res = await w.t.req({ method: 'GET', url: '/api/v1/public/menu/bestaat-niet' });
