@@ -123,6 +123,29 @@ describeBrowser('the manager runs the restaurant from the app (issue 26)', () =>
     await shot(guest, 'manager-4-guest-menu-390');
   }, 60_000);
 
+  it('a category’s VAT rate set in the back office is what its dishes without their own rate are sold at (CONTRACT §6, §19)', async () => {
+    const page = await r.admin();
+    await screenReady(page, '/beheer/menu', r.base, r.slug);
+    const row = page.locator('li[data-category="Voorgerechten"]');
+    await row.getByRole('button', { name: 'Wijzigen' }).click();
+    const vat = page.getByLabel('Btw van de gerechten zonder eigen btw');
+    expect(await vat.inputValue()).toBe('');
+    await vat.selectOption('21');
+    await page.getByRole('button', { name: 'Opslaan' }).click();
+    await expect.poll(() => text(page, 'li[data-category="Voorgerechten"]')).toContain('btw 21 %');
+    const categories = await r.api('GET', '/categories');
+    expect(categories.data.find((c: { name: string }) => c.name === 'Voorgerechten').vat_rate).toBe(21);
+    const order = await r.api('POST', '/orders', { items: [{ product_id: r.ids.soup, quantity: 1 }] });
+    expect(order.items[0].vat_rate).toBe(21);
+    expect(order.vat).toEqual([{ rate: 21, gross_cents: order.total_cents, vat_cents: Math.round((order.total_cents * 21) / 121), net_cents: order.total_cents - Math.round((order.total_cents * 21) / 121) }]);
+    // Back to the restaurant's default.
+    await page.locator('li[data-category="Voorgerechten"]').getByRole('button', { name: 'Wijzigen' }).click();
+    await page.getByLabel('Btw van de gerechten zonder eigen btw').selectOption('');
+    await page.getByRole('button', { name: 'Opslaan' }).click();
+    await expect.poll(() => text(page, 'li[data-category="Voorgerechten"]')).not.toContain('btw');
+    expect((await r.api('GET', '/categories')).data.find((c: { name: string }) => c.name === 'Voorgerechten').vat_rate).toBeNull();
+  }, 60_000);
+
   it("an admin gives a table a new pay-at-table code; the old QR link opens no bill any more (issue 28 point 4)", async () => {
     const page = await r.admin();
     await screenReady(page, '/beheer/tafels', r.base, r.slug);

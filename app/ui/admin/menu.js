@@ -173,21 +173,22 @@ function ProductDialog({ product, categories, groups, onClose, onSaved }) {
 
 function CategoryRow({ c, count, onChanged }) {
   const [editing, setEditing] = useState(false);
-  const form = useForm({ name: c.name, course: c.course ? String(c.course) : '' });
+  const form = useForm({ name: c.name, course: c.course ? String(c.course) : '', vat_rate: c.vat_rate === null || c.vat_rate === undefined ? '' : String(c.vat_rate) });
   const [run, busy, error] = useAction(LABELS);
   if (editing) {
     return html`<li><form novalidate class="inline" onSubmit=${form.submit(async (v) => {
-      await patch(`/categories/${c.id}`, { name: v.name.trim(), course: v.course ? Number(v.course) : null });
+      await patch(`/categories/${c.id}`, { name: v.name.trim(), course: v.course ? Number(v.course) : null, vat_rate: v.vat_rate === '' ? null : Number(v.vat_rate) });
       setEditing(false);
       onChanged();
     })}>
       <${Field} form=${form} name="name" label=${`Nieuwe naam voor ${c.name}`} required maxlength="80" />
       <${Field} form=${form} name="course" label="Gang van de gerechten" as="select" options=${[['', 'Gang 1 (standaard)'], ...COURSES]} />
+      <${Field} form=${form} name="vat_rate" label="Btw van de gerechten zonder eigen btw" as="select" options=${[['', 'standaard (instelling)'], ...VAT.slice(1)]} />
       <${FormFoot} form=${form} label="Opslaan"><button type="button" onClick=${() => setEditing(false)}>Annuleren</button></${FormFoot}>
     </form></li>`;
   }
   return html`<li data-category=${c.name} class="row-actions" style="justify-content:space-between;align-items:center">
-    <span>${c.name} <span class="muted">(${count}${c.course > 1 ? `, gang ${c.course}` : ''})</span></span>
+    <span>${c.name} <span class="muted">(${count}${c.course > 1 ? `, gang ${c.course}` : ''}${c.vat_rate === null || c.vat_rate === undefined ? '' : `, btw ${c.vat_rate} %`})</span></span>
     <span class="row-actions">
       <button type="button" onClick=${() => setEditing(true)}>Wijzigen</button>
       <button type="button" class="danger" disabled=${busy} onClick=${async () => {
