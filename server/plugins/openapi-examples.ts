@@ -145,7 +145,83 @@ const PRINT_JOB = {
 
 const notFound = (what: string) => ({ error: `${what} niet gevonden.`, code: 'NOT_FOUND' });
 
+// ---- menu depth (CONTRACT §17, docs/menu.md): the demo's forced sauce; tonight's first table, its mains fired, a cola voided
+const STAFF_ID = '01a21d79-8700-7a1b-b3c2-5d9e0f1a2b3d';
+const SAUS_GROUP = {
+  id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f0',
+  name: 'Saus (kies 1)',
+  min_select: 1,
+  max_select: 1,
+  options: [
+    { id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f4', name: 'Stroganoffsaus', price_delta_cents: 0, ingredient_product_id: '01a21d79-8a20-7b2c-9d3e-4f5a6b7c8d01', ingredient_quantity: 0.05, available: true, allergens: ['milk', 'mustard'] },
+    { id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f1', name: 'Pepersaus', price_delta_cents: 0, ingredient_product_id: '01a21d79-8a20-7b2c-9d3e-4f5a6b7c8d02', ingredient_quantity: 0.05, available: true, allergens: ['milk'] },
+  ],
+  created_at: '2026-11-20T09:00:00.000Z',
+  updated_at: '2026-11-20T09:00:00.000Z',
+  archived_at: null,
+};
+const STEAK_LINE = {
+  ...ORDER.items[0],
+  id: '01a21d7a-729e-71e4-a688-419fecb296f9',
+  product_id: '01a21d7a-6c3b-7d4e-9f50-61728394a5b6',
+  name: 'Biefstuk met friet',
+  quantity: 1,
+  unit_price_cents: 2450,
+  total_cents: 2450,
+  modifiers: [
+    { option_id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f1', group_id: SAUS_GROUP.id, group_name: 'Saus (kies 1)', name: 'Pepersaus', price_delta_cents: 0, quantity: 1 },
+    { option_id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f3', group_id: '01a21d7a-6d01-7a02-8b03-9c04d05e06f2', group_name: 'Bakwijze', name: 'Medium', price_delta_cents: 0, quantity: 1 },
+  ],
+  seat: 1,
+  course: 2,
+  allergens: ['milk'],
+  held: false,
+  fired_at: '2026-11-27T19:12:40.000Z',
+};
+const COLA_LINE = {
+  ...ORDER.items[0],
+  id: '01a21d7a-729e-71e4-a688-419fecb296fa',
+  product_id: '01a21d7a-6c3b-7d4e-9f50-61728394a5b7',
+  name: 'Cola',
+  quantity: 2,
+  unit_price_cents: 300,
+  total_cents: 300,
+  modifiers: [],
+  seat: null,
+  course: 1,
+  allergens: [],
+  voided_quantity: 1,
+  held: false,
+  fired_at: '2026-11-27T19:01:05.000Z',
+  vat_rate: 21,
+};
+const TABLE_ORDER = {
+  ...ORDER,
+  number: 'K-004',
+  source: 'pos',
+  table_id: '01a21d7a-6f10-7b2c-8d3e-4f5a6b7c8d9e',
+  customer: null,
+  notes: null,
+  items: [COLA_LINE, STEAK_LINE],
+  total_cents: 2750,
+  vat: [
+    { rate: 9, gross_cents: 2450, vat_cents: 202, net_cents: 2248 },
+    { rate: 21, gross_cents: 300, vat_cents: 52, net_cents: 248 },
+  ],
+  created_at: '2026-11-27T19:01:05.000Z',
+  updated_at: '2026-11-27T19:12:40.000Z',
+};
+const FIRE = { id: '01a21d7b-1a2b-7c3d-8e4f-5a6b7c8d9e0f', course: 2, user_id: STAFF_ID, user_name: 'Sanne', created_at: '2026-11-27T19:12:40.000Z' };
+const VOID = { id: '01a21d7b-2b3c-7d4e-8f5a-6b7c8d9e0f1a', item_id: COLA_LINE.id, quantity: 1, reason: 'Verkeerd aangeslagen', user_id: STAFF_ID, user_name: 'Sanne', created_at: '2026-11-27T19:03:12.000Z' };
+
 export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
+  // ---- menu depth (CONTRACT §17, docs/menu.md): modifier groups, fire and void answers, the course log
+  getModifierGroups: { responses: { 200: { data: [SAUS_GROUP] } } },
+  postModifierGroups: { responses: { 201: SAUS_GROUP } },
+  patchModifierGroupsById: { responses: { 200: { ...SAUS_GROUP, updated_at: '2026-11-27T10:00:00.000Z' } } },
+  postOrdersByIdFire: { responses: { 200: TABLE_ORDER } },
+  postOrdersByIdItemsByItemIdVoid: { responses: { 200: TABLE_ORDER } },
+  getOrdersByIdCourses: { responses: { 200: { fires: [FIRE], voids: [VOID] } } },
   // ---- revenue for the manager (CONTRACT §19, docs/till.md "Revenue"): the figures of test/server/modules/analytics/revenue.test.ts
   getAnalyticsRevenue: {
     parameters: { from: '2026-11-19', to: '2026-11-20', group: 'day' },

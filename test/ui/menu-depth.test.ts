@@ -190,6 +190,8 @@ describeBrowser('menu depth: choices, allergens and courses on the screens (issu
     await page.goto(`${r.base}/app/?slug=${r.slug}#/bestellen?tafel=${r.ids.t1}`);
     await page.waitForSelector('#order-panel #products .product');
     await page.click('#category-tabs button:has-text("Hoofdgerechten")');
+    // The dish's allergens on the pad, in Dutch (the steak's mustard, set above).
+    expect(await text(page, '.product:has-text("Biefstuk")')).toContain('bevat mosterd');
     await page.click('#seat-bar [data-seat="1"]');
     await page.click('.product:has-text("Biefstuk")');
     const choices = page.locator('#choices');

@@ -57,10 +57,13 @@ describe('courses: later courses are held until fired', () => {
     const none = await call('POST', `/orders/${order.id}/fire`, { course: 3 });
     expect(none.statusCode).toBe(409);
     expect(none.json()).toEqual({ code: 'CONFLICT', error: 'Deze bestelling heeft geen gang 3.' });
-    for (const course of [1, 6]) {
+    for (const [course, error] of [
+      [1, "'course' moet minimaal 2 zijn."],
+      [6, "'course' mag maximaal 5 zijn."],
+    ] as const) {
       const res = await call('POST', `/orders/${order.id}/fire`, { course });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({ code: 'VALIDATION', details: [{ field: 'course' }] });
+      expect(res.json()).toMatchObject({ code: 'VALIDATION', error: `Ongeldige invoer: ${error.replace(/\.$/, '')}.`, details: [{ field: 'course', error }] });
     }
     expect((await call('PATCH', `/orders/${order.id}`, { status: 'cancelled' }, admin)).statusCode).toBe(200);
     const late = await call('POST', `/orders/${order.id}/fire`, { course: 2 });
