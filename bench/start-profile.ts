@@ -1,11 +1,13 @@
 /**
  * Where a start's CPU goes (issue 29 point 5): the compiled server (`node dist/server/main.js`, what
- * `npm start` runs after its prestart and what the desktop shell imports) started under
+ * `npm start` runs after its up-to-date check; the desktop shell's bundle holds the same server) started under
  * `--cpu-prof` on a SQLite data folder migrated by a first, untimed start, the appliance role. Each
  * run waits for the "restaurant service ready" line (its `startup` phases: in-process timings since
  * the process began), stops the server (SIGTERM) and reads the profile: CPU time (every sample but
  * `(idle)`; the profile ends with the short shutdown), by package (the nearest frame of a sample in
  * node_modules or in dist/, node's own module loader as `node:internal`), and the modules loaded.
+ * Code in a bundle of scripts/build-if-stale.mjs (dist/server/main.js holds all our own modules) is
+ * attributed to its source folder through the bundle's source map (a function by where it begins).
  * CPU time is far less noisy than wall time on a shared machine.
  *
  *   npx tsx bench/start-profile.ts          # BENCH_START_RUNS=3 BENCH_START_TOP=25 BENCH_START_KEEP=<dir for the .cpuprofile files>
@@ -23,7 +25,7 @@ const ENTRY = path.join(ROOT, 'dist', 'server', 'main.js');
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 interface Profile {
@@ -32,7 +34,63 @@ interface Profile {
   timeDeltas: number[];
 }
 
-function category(url: string): string | null {
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** A source map's mappings as, per generated line, [generated column, source index] in column order. */
+function decodeMappings(mappings: string): Array<Array<[number, number]>> {
+  const lines: Array<Array<[number, number]>> = [];
+  let source = 0;
+  for (const line of mappings.split(';')) {
+    const segs: Array<[number, number]> = [];
+    let col = 0;
+    for (const seg of line.split(',')) {
+      if (!seg) continue;
+      const fields: number[] = [];
+      let value = 0;
+      let shift = 0;
+      for (const ch of seg) {
+        const digit = B64.indexOf(ch);
+        value += (digit & 31) << shift;
+        if (digit & 32) shift += 5;
+        else {
+          fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      col += fields[0]!;
+      if (fields.length > 1) source += fields[1]!;
+      segs.push([col, source]);
+    }
+    lines.push(segs);
+  }
+  return lines;
+}
+
+const maps = new Map<string, { sources: string[]; lines: Array<Array<[number, number]>> } | null>();
+/** The source file (relative to the root) of a position in a bundle with a source map beside it. */
+function sourceOf(url: string, line: number, column: number): string | null {
+  const file = url.startsWith('file:') ? new URL(url).pathname : url;
+  if (!maps.has(file)) {
+    try {
+      const map = JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')) as { sources: string[]; mappings: string };
+      maps.set(file, { sources: map.sources.map((s) => path.relative(ROOT, path.resolve(path.dirname(file), s))), lines: decodeMappings(map.mappings) });
+    } catch {
+      maps.set(file, null);
+    }
+  }
+  const map = maps.get(file);
+  const segs = map?.lines[line];
+  if (!map || !segs?.length) return null;
+  let hit = segs[0]!;
+  for (const seg of segs) {
+    if (seg[0] > column) break;
+    hit = seg;
+  }
+  return map.sources[hit[1]] ?? null;
+}
+
+function category(url: string, line = 0, column = 0): string | null {
   if (!url) return null;
   if (url.startsWith('node:')) return 'node:internal';
   const nm = url.lastIndexOf('/node_modules/');
@@ -41,7 +99,11 @@ function category(url: string): string | null {
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
   const dist = url.indexOf('/dist/');
-  if (dist >= 0) return `own: ${url.slice(dist + '/dist/'.length).split('/').slice(0, 2).join('/')}`;
+  if (dist >= 0) {
+    const source = sourceOf(url, line, column);
+    if (source && !source.startsWith('..')) return `own: ${source.split('/').slice(0, 2).join('/')}`;
+    return `own: ${url.slice(dist + '/dist/'.length).split('/').slice(0, 2).join('/')}`;
+  }
   return url;
 }
 
@@ -61,7 +123,8 @@ function analyse(profile: Profile): { cpuMs: number; by: Map<string, number>; sp
     let found: string | null = null;
     let nodeInternal = false;
     while (cur !== undefined) {
-      const c = category(byId.get(cur)!.callFrame.url);
+      const frame = byId.get(cur)!.callFrame;
+      const c = category(frame.url, frame.lineNumber, frame.columnNumber);
       if (c === 'node:internal') nodeInternal = true;
       else if (c) {
         found = c;
