@@ -27,12 +27,12 @@ export interface BenchServer {
 
 /**
  * Starts bench/servers/<kind>.ts in its own Node process (tsx loader), so the server never shares an
- * event loop with the load generator; with `compiled`, its compiled file dist/bench/servers/<kind>.js
+ * event loop with the load generator; with `compiled`, its bundle dist/bench/<kind>.js
  * with plain node instead (built first by bench/lib/compiled.ts buildCompiledChildren). The child exits
  * on 'stop', when this process goes away (IPC disconnect) or after its own safety timeout.
  */
 export function startServer(kind: ServerKind, opts: { execArgv?: string[]; env?: Record<string, string>; compiled?: boolean } = {}): Promise<BenchServer> {
-  const file = opts.compiled ? path.join(here, '..', '..', 'dist', 'bench', 'servers', `${kind}.js`) : path.join(here, '..', 'servers', `${kind}.ts`);
+  const file = opts.compiled ? path.join(here, '..', '..', 'dist', 'bench', `${kind}.js`) : path.join(here, '..', 'servers', `${kind}.ts`);
   const child = fork(file, [], {
     execArgv: [...(opts.compiled ? ['--enable-source-maps'] : ['--import', 'tsx']), ...(opts.execArgv ?? [])],
     env: { ...process.env, ...opts.env },
