@@ -8,7 +8,7 @@ import { conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { DeliveryWorker, type Timers } from './webhooks.delivery.js';
-import { eventOf } from './webhooks.payloads.js';
+import { eventOf, isWebhookEvent } from './webhooks.payloads.js';
 import { MANAGED_IN_CLOUD } from '../apikeys/apikeys.service.js';
 import { AddressNotFound, AddressRefused, resolveChecked, sendDelivery, systemResolver, type SendNet } from './webhooks.outbound.js';
 import { ThreadSender, type Sender } from './webhooks.thread.js';
@@ -172,9 +172,33 @@ export function createWebhooksService(deps: WebhooksDeps) {
    */
   /** Batches whose `handle` queued deliveries, until their `afterCommit` (the same array object). */
   const queued = new WeakSet<ChangeRecord[]>();
+  /**
+   * Per tenant, the event types its live subscriptions receive, as `handle` last read them; for
+   * `wants` only. A tenant not in the map is unknown (wanted). Any committed change of a webhook
+   * (created, deleted, rotated, synced in) and any commit of another node forget the tenant, and a
+   * read that such a forget overtook is not stored (`epoch`). A stale entry can only make a
+   * delivery late by the consumers' `lateMs` (1 s): the late batch reads the subscriptions again.
+   */
+  const subscribed = new Map<string, ReadonlySet<string>>();
+  let epoch = 0;
+  const forget = (tenantId: string) => {
+    epoch++;
+    subscribed.delete(tenantId);
+  };
+  changes.on('committed', (tenantId, records) => {
+    if (records.some((r) => r.entity === 'webhook')) forget(tenantId);
+  });
+  changes.on('remote', (tenantId) => forget(tenantId));
   const consumer: ChangeConsumer = {
     name: WEBHOOK_CONSUMER,
     batchSize: 500,
+    /**
+     * Only an event some live subscription of the tenant receives wakes the consumer at once; the
+     * rest (every other staff write, or all of them on an appliance bound to a cloud, or one without
+     * webhooks) moves the cursor in one batch per second instead of a transaction and an fsync after
+     * every commit (bench/README.md "The order path, session 11").
+     */
+    wants: (c) => !bound && isWebhookEvent(c.kind) && (subscribed.get(c.tenant_id)?.has(c.kind) ?? true),
     async handle(batch: ChangeRecord[], { trx, tenantId }) {
       // An appliance whose database is bound to a cloud sends nothing, also when it was started
       // without CLOUD_URL (run offline on purpose): the cloud sends its events once they sync.
@@ -184,7 +208,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
         return e ? [{ change: c, event: e }] : [];
       });
       if (events.length === 0) return;
+      const seen = epoch;
       const subs = (await webhooksRepository.list(trx, tenantId)).map((s) => ({ row: s, events: new Set(JSON.parse(s.events) as string[]) }));
+      if (seen === epoch) subscribed.set(tenantId, new Set(subs.flatMap((s) => [...s.events])));
       if (subs.length === 0) return;
       const tenant = { id: tenantId, slug: await slugOf(tenantId, trx) };
       const now = clock.now().toISOString();
