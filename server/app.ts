@@ -1,13 +1,14 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { ResponseSerializationError, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { paymentWarning, type Config } from './config.js';
 import type { ChangeLog } from './db/change-log.js';
 import type { DbHandle } from './db/connection.js';
 import { AppError, internal, rateLimited, shuttingDown } from './shared/errors.js';
 import type { Clock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
+import { isBuiltByServer } from './shared/schemas.js';
 import { MUTATING_METHODS } from './shared/rate-limit.js';
 import errorsPlugin from './plugins/errors.js';
 import authPlugin from './plugins/auth.js';
@@ -45,6 +46,9 @@ const UNDECLARED_PUBLIC = ['/api/v1/docs', '/app/', '/g/assets/'];
 
 /** Never logged: session cookies, API keys, sync keys. */
 export const REDACT = ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'];
+
+/** Tests (vitest) keep checking the answers the server builds itself against their schemas (shared/schemas.ts builtByServer). */
+const checkBuiltAnswers = process.env.VITEST !== undefined;
 
 /** Fastify with plugins and modules; does not listen (tests use inject, main.ts listens). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -88,7 +92,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler((route) => {
+    const { schema, method, url } = route;
+    if (!isBuiltByServer(schema)) return serializerCompiler(route as Parameters<typeof serializerCompiler>[0]);
+    // Built by the server itself (shared/schemas.ts builtByServer): one JSON.stringify. Under the
+    // test runner still parsed, and the parse must change nothing.
+    if (!checkBuiltAnswers) return (data) => JSON.stringify(data);
+    return (data) => {
+      const text = JSON.stringify(data);
+      const parsed = schema.safeParse(data);
+      if (parsed.error) throw new ResponseSerializationError(method, url, { cause: parsed.error });
+      if (JSON.stringify(parsed.data) !== text) throw new Error(`${method} ${url}: the answer is not exactly its schema's shape (builtByServer): ${text}`);
+      return text;
+    };
+  });
 
   // Several cloud nodes share Redis (docs/adr/0004-cloud-scale-out.md); the appliance never needs it.
   const cluster = config.redisUrl

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/connection.js';
+import { prepared } from '../../db/prepared.js';
 import type { OrderItemsTable, OrdersTable, OrderStatusHistoryTable, OrderDiscountsTable } from '../../db/database.js';
 import type { OrderSource, OrderStatus } from './orders.schemas.js';
 
@@ -12,6 +13,24 @@ export interface OrderFilter {
   statuses?: readonly OrderStatus[];
   source?: OrderSource;
 }
+
+/**
+ * Active orders of the tenant. The status list is written as literals, exactly like the partial
+ * index `orders_active` (migration 0005), so the planner can use that index: with bound parameters
+ * it could not prove the index covers the query.
+ */
+const liveQuery = (db: Executor, tenantId: string) =>
+  db
+    .selectFrom('orders')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where(sql<boolean>`status in ('new', 'accepted', 'preparing', 'ready', 'delivering')`);
+
+const liveFrom = prepared((db, tenantId: string, from: string, limit: number) =>
+  liveQuery(db, tenantId).where('created_at', '>=', from).orderBy('created_at').orderBy('id').limit(limit),
+);
+const itemsOfQuery = prepared((db, orderIds: string[]) => db.selectFrom('order_items').selectAll().where('order_id', 'in', orderIds).orderBy('order_id').orderBy('position'));
+const discountsOfQuery = prepared((db, orderIds: string[]) => db.selectFrom('order_discounts').selectAll().where('order_id', 'in', orderIds).orderBy('created_at').orderBy('id'));
 
 export const ordersRepository = {
   find: (db: Executor, tenantId: string, id: string) =>
@@ -30,17 +49,11 @@ export const ordersRepository = {
     return q.orderBy('created_at', order).orderBy('id', order).limit(limit).offset(offset).execute();
   },
 
-  /**
-   * Active orders, oldest first. The status list is written as literals, exactly like the partial
-   * index `orders_active` (migration 0005), so the planner can use that index: with bound
-   * parameters it could not prove the index covers the query.
-   */
-  live: (db: Executor, tenantId: string, limit: number, window: { from?: string; before?: string } = {}) => {
-    let q = db
-      .selectFrom('orders')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where(sql<boolean>`status in ('new', 'accepted', 'preparing', 'ready', 'delivering')`);
+  /** Active orders, oldest first (see liveQuery), from or before an instant. */
+  live: (db: Executor, tenantId: string, limit: number, window: { from?: string; before?: string } = {}): Promise<OrderRow[]> => {
+    // The kitchen board's read (every tablet, every reconnect): compiled once (db/prepared.ts).
+    if (window.from && !window.before) return liveFrom(db, tenantId, window.from, limit);
+    let q = liveQuery(db, tenantId);
     // created_at is ISO-8601 UTC text of one width (w.now), so text order is time order.
     if (window.from) q = q.where('created_at', '>=', window.from);
     if (window.before) q = q.where('created_at', '<', window.before);
@@ -66,10 +79,7 @@ export const ordersRepository = {
     return Number((await q.executeTakeFirstOrThrow()).n);
   },
 
-  itemsOf: (db: Executor, orderIds: string[]) =>
-    orderIds.length === 0
-      ? Promise.resolve([] as OrderItemRow[])
-      : db.selectFrom('order_items').selectAll().where('order_id', 'in', orderIds).orderBy('order_id').orderBy('position').execute(),
+  itemsOf: (db: Executor, orderIds: string[]) => (orderIds.length === 0 ? Promise.resolve([] as OrderItemRow[]) : itemsOfQuery(db, orderIds)),
 
   historyOf: (db: Executor, tenantId: string, orderId: string) =>
     db.selectFrom('order_status_history').selectAll().where('tenant_id', '=', tenantId).where('order_id', '=', orderId).orderBy('created_at').orderBy('id').execute(),
@@ -84,8 +94,7 @@ export const ordersRepository = {
       ? Promise.resolve([])
       : db.selectFrom('order_item_voids as v').leftJoin('users as u', 'u.id', 'v.user_id').selectAll('v').select('u.name as user_name').where('v.order_id', 'in', orderIds).orderBy('v.created_at').orderBy('v.id').execute(),
   /** (0025) The discounts of these orders, oldest first. */
-  discountsOf: (db: Executor, orderIds: string[]) =>
-    orderIds.length === 0 ? Promise.resolve([] as DiscountRow[]) : db.selectFrom('order_discounts').selectAll().where('order_id', 'in', orderIds).orderBy('created_at').orderBy('id').execute(),
+  discountsOf: (db: Executor, orderIds: string[]) => (orderIds.length === 0 ? Promise.resolve([] as DiscountRow[]) : discountsOfQuery(db, orderIds)),
   findDiscount: (db: Executor, id: string) => db.selectFrom('order_discounts').selectAll().where('id', '=', id).executeTakeFirst(),
   insertDiscount: (db: Executor, row: DiscountRow) => db.insertInto('order_discounts').values(row).execute(),
   setTable: (db: Executor, tenantId: string, ids: string[], tableId: string, now: string) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Limit, Offset } from '../../shared/schemas.js';
+import { builtByServer, Limit, Offset } from '../../shared/schemas.js';
 import '../../shared/validation.js';
 import { Station } from '../menu/menu.schemas.js';
 
@@ -67,7 +67,9 @@ export const OrderDiscount = z
   .meta({ id: 'OrderDiscount' });
 export type OrderDiscount = z.infer<typeof OrderDiscount>;
 
-export const Order = z
+/** Every answer with an order is `toOrderDto`'s (orders.service.ts), so it is serialized without a second parse (shared/schemas.ts `builtByServer`). */
+export const Order = builtByServer(
+  z
   .object({
     id: z.string(),
     number: z.string().meta({ description: 'Short kitchen number, unique per restaurant per day: K-017 (appliance) or W-017 (online).' }),
@@ -85,7 +87,8 @@ export const Order = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .meta({ id: 'Order' });
+  .meta({ id: 'Order' }),
+);
 export type Order = z.infer<typeof Order>;
 
 export const IdempotencyKey = z.string().trim().min(1).max(100);
