@@ -1,5 +1,5 @@
 // The appliance of the sync catch-up bench in its own process, as a restaurant runs it: compiled
-// JavaScript (dist/bench/servers/appliance-catchup.js, importing dist/server and dist/sync; see
+// JavaScript (dist/bench/appliance-catchup.js, bundled like dist/server/main.js; see
 // bench/lib/compiled.ts), createRuntime on the DATA_DIR the bench generated the outage in
 // (BENCH_APPLIANCE_DATA_DIR; empty for a new appliance joining), listening on 127.0.0.1, with the
 // production HTTP transport to the cloud (BENCH_CLOUD_URL, BENCH_SYNC_KEY). The bench samples this
