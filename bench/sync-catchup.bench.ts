@@ -34,7 +34,8 @@ import { sql } from 'kysely';
 import { createRuntime, type Runtime } from '../server/runtime.js';
 import { ManualClock } from '../server/shared/clock.js';
 import type { OrderStatus } from '../server/modules/orders/orders.schemas.js';
-import { SyncEngine, SyncTransient } from '../sync/engine.js';
+import { SyncEngine } from '../sync/engine.js';
+import { pushAll } from './lib/push-all.js';
 import { MODULE_DESCRIPTORS, syncRegistry } from '../server/modules/sync-descriptors.js';
 import { TxBatch } from '../sync/apply-helpers.js';
 import { httpTransport } from '../sync/transport.js';
@@ -947,21 +948,7 @@ async function catchupInProcess(rt: Runtime, engine: SyncEngine, transport: Time
   const counter = sqliteCounter();
   counter.reset();
   const t0 = performance.now();
-  let pushBatches = 0;
-  let pushedOps = 0;
-  for (;;) {
-    const r = await engine.pushOnce().catch((err: unknown) => {
-      // The cloud's per-device budget (sync/cloud.ts DEVICE_BUDGET) answers 429 with Retry-After; the
-      // engine's own loop waits it out, this timed loop does not: say so instead of a bare stack.
-      if (err instanceof SyncTransient && err.status === 429) throw new Error(`bench: the cloud refused the push with 429 after ${pushedOps} ops (device budget): ${err.message}`);
-      throw err;
-    });
-    if (r.sent > 0) pushBatches += 1;
-    pushedOps += r.sent;
-    const bad = r.results.filter((x) => x.status !== 'applied');
-    if (bad.length) throw new Error(`bench: ${bad.length} ops not applied, e.g. ${JSON.stringify(bad[0])}`);
-    if (!r.more) break;
-  }
+  const { pushBatches, pushedOps } = await pushAll(engine);
   const t1 = performance.now();
   const pushSql = counter.get();
   const afterPush = process.memoryUsage();

@@ -15,7 +15,8 @@ import { loadConfig } from '../../server/config.js';
 import { createRuntime } from '../../server/runtime.js';
 import { MODULE_DESCRIPTORS, syncRegistry } from '../../server/modules/sync-descriptors.js';
 import { TxBatch } from '../../sync/apply-helpers.js';
-import { SyncEngine, SyncTransient } from '../../sync/engine.js';
+import { SyncEngine } from '../../sync/engine.js';
+import { pushAll } from '../lib/push-all.js';
 import { httpTransport } from '../../sync/transport.js';
 import { serveUntilStopped } from '../lib/child.js';
 import { sqliteCounter, TimedTransport } from '../lib/sync-counters.js';
@@ -94,19 +95,7 @@ async function catchup(): Promise<void> {
   transport.reset();
   counter.reset();
   const t0 = performance.now();
-  let pushBatches = 0;
-  let pushedOps = 0;
-  for (;;) {
-    const r = await engine.pushOnce().catch((err: unknown) => {
-      if (err instanceof SyncTransient && err.status === 429) throw new Error(`bench: the cloud refused the push with 429 after ${pushedOps} ops (device budget): ${err.message}`);
-      throw err;
-    });
-    if (r.sent > 0) pushBatches += 1;
-    pushedOps += r.sent;
-    const bad = r.results.filter((x) => x.status !== 'applied');
-    if (bad.length) throw new Error(`bench: ${bad.length} ops not applied, e.g. ${JSON.stringify(bad[0])}`);
-    if (!r.more) break;
-  }
+  const { pushBatches, pushedOps } = await pushAll(engine);
   const t1 = performance.now();
   const pushSql = counter.get();
   const afterPush = process.memoryUsage();
