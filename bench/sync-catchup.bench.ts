@@ -35,7 +35,7 @@ import { createRuntime, type Runtime } from '../server/runtime.js';
 import { ManualClock } from '../server/shared/clock.js';
 import type { OrderStatus } from '../server/modules/orders/orders.schemas.js';
 import { SyncEngine } from '../sync/engine.js';
-import { pushAll } from './lib/push-all.js';
+import { printPullProfile, pullAll, pushAll, timedInto } from './lib/catchup-loops.js';
 import { MODULE_DESCRIPTORS, syncRegistry } from '../server/modules/sync-descriptors.js';
 import { TxBatch } from '../sync/apply-helpers.js';
 import { httpTransport } from '../sync/transport.js';
@@ -159,32 +159,9 @@ function startAppliance(dataDir: string, server: BenchServer, syncKey: string, e
 // BENCH_SQL_PROFILE=1: the appliance's (this process's) apply time per entity during the timed pull.
 const pullProfile = new Map<string, { n: number; ms: number }>();
 if (process.env.BENCH_SQL_PROFILE) {
-  for (const d of MODULE_DESCRIPTORS) {
-    const apply = d.apply;
-    d.apply = async (trx, change, ctx) => {
-      const t0 = performance.now();
-      try {
-        return await apply.call(d, trx, change, ctx);
-      } finally {
-        const v = pullProfile.get(d.entity) ?? { n: 0, ms: 0 };
-        v.n++;
-        v.ms += performance.now() - t0;
-        pullProfile.set(d.entity, v);
-      }
-    };
-  }
-  const flush = TxBatch.prototype.flush;
-  TxBatch.prototype.flush = async function (this: TxBatch, trx) {
-    const t0 = performance.now();
-    try {
-      return await flush.call(this, trx);
-    } finally {
-      const v = pullProfile.get('batch flush') ?? { n: 0, ms: 0 };
-      v.n++;
-      v.ms += performance.now() - t0;
-      pullProfile.set('batch flush', v);
-    }
-  };
+  const timed = timedInto(pullProfile);
+  for (const d of MODULE_DESCRIPTORS) d.apply = timed(d.entity, d.apply);
+  TxBatch.prototype.flush = timed('batch flush', TxBatch.prototype.flush);
 }
 
 const perDay = Number(process.env.BENCH_SYNC_ORDERS_PER_DAY ?? 1000);
@@ -954,20 +931,12 @@ async function catchupInProcess(rt: Runtime, engine: SyncEngine, transport: Time
   const afterPush = process.memoryUsage();
   counter.reset();
   pullProfile.clear();
-  let pullPages = 0;
-  let pulledChanges = 0;
-  for (;;) {
-    const r = await engine.pullOnce();
-    pullPages += 1;
-    pulledChanges += r.applied;
-    if (!r.more) break;
-  }
+  const { pullPages, pulledChanges } = await pullAll(engine);
   const t2 = performance.now();
   const pullSql = counter.get();
   server.child.send({ type: 'sql-profile', action: 'print' });
   if (process.env.BENCH_SQL_PROFILE) {
-    console.error('bench appliance pull profile (adopt, per entity):');
-    for (const [k, v] of [...pullProfile].sort((a, b) => b[1].ms - a[1].ms)) console.error(`${v.ms.toFixed(0).padStart(7)} ms ${String(v.n).padStart(7)} ${(v.ms / v.n).toFixed(3).padStart(7)}  ${k}`);
+    printPullProfile(pullProfile);
   }
   const during = await shop.stop();
   const peak = rss.stop();

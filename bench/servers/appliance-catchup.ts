@@ -16,7 +16,7 @@ import { createRuntime } from '../../server/runtime.js';
 import { MODULE_DESCRIPTORS, syncRegistry } from '../../server/modules/sync-descriptors.js';
 import { TxBatch } from '../../sync/apply-helpers.js';
 import { SyncEngine } from '../../sync/engine.js';
-import { pushAll } from '../lib/push-all.js';
+import { printPullProfile, pullAll, pushAll, timedInto } from '../lib/catchup-loops.js';
 import { httpTransport } from '../../sync/transport.js';
 import { serveUntilStopped } from '../lib/child.js';
 import { sqliteCounter, TimedTransport } from '../lib/sync-counters.js';
@@ -30,18 +30,7 @@ const bootstrap = process.env.BENCH_BOOTSTRAP === 'replay' ? 'replay' : 'snapsho
 // BENCH_SQL_PROFILE=1: the apply time per entity during the timed pull (as the in-process mode prints).
 const pullProfile = new Map<string, { n: number; ms: number }>();
 if (process.env.BENCH_SQL_PROFILE) {
-  const timed = <A extends unknown[], R>(key: string, fn: (...a: A) => Promise<R>) =>
-    async function (this: unknown, ...a: A): Promise<R> {
-      const t0 = performance.now();
-      try {
-        return await fn.apply(this, a);
-      } finally {
-        const v = pullProfile.get(key) ?? { n: 0, ms: 0 };
-        v.n++;
-        v.ms += performance.now() - t0;
-        pullProfile.set(key, v);
-      }
-    };
+  const timed = timedInto(pullProfile);
   for (const d of MODULE_DESCRIPTORS) d.apply = timed(d.entity, d.apply);
   TxBatch.prototype.flush = timed('batch flush', TxBatch.prototype.flush);
 }
@@ -104,19 +93,11 @@ async function catchup(): Promise<void> {
   setPhase('pull');
   counter.reset();
   pullProfile.clear();
-  let pullPages = 0;
-  let pulledChanges = 0;
-  for (;;) {
-    const r = await engine.pullOnce();
-    pullPages += 1;
-    pulledChanges += r.applied;
-    if (!r.more) break;
-  }
+  const { pullPages, pulledChanges } = await pullAll(engine);
   const t2 = performance.now();
   const pullSql = counter.get();
   if (process.env.BENCH_SQL_PROFILE) {
-    console.error('bench appliance pull profile (adopt, per entity):');
-    for (const [k, v] of [...pullProfile].sort((a, b) => b[1].ms - a[1].ms)) console.error(`${v.ms.toFixed(0).padStart(7)} ms ${String(v.n).padStart(7)} ${(v.ms / v.n).toFixed(3).padStart(7)}  ${k}`);
+    printPullProfile(pullProfile);
   }
   const push = transport.get('/api/v1/sync/push');
   const pull = transport.get('/api/v1/sync/pull');

@@ -14,6 +14,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { loadConfig } from '../../server/config.js';
 import { createRuntime } from '../../server/runtime.js';
 import { ManualClock } from '../../server/shared/clock.js';
+import { timedInto } from '../lib/catchup-loops.js';
 import { serveUntilStopped } from '../lib/child.js';
 
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -88,18 +89,7 @@ function printProfile(stats: Map<string, { n: number; ms: number }>) {
 // With the SQL profile, also the wall time per entity's apply (inside the push) and per batch flush.
 const applyTimes = new Map<string, { n: number; ms: number }>();
 if (profile) {
-  const timed = <A extends unknown[], R>(key: string, fn: (...a: A) => Promise<R>) =>
-    async function (this: unknown, ...a: A): Promise<R> {
-      const t0 = performance.now();
-      try {
-        return await fn.apply(this, a);
-      } finally {
-        const s = applyTimes.get(key) ?? { n: 0, ms: 0 };
-        s.n++;
-        s.ms += performance.now() - t0;
-        applyTimes.set(key, s);
-      }
-    };
+  const timed = timedInto(applyTimes);
   for (const d of MODULE_DESCRIPTORS) d.apply = timed(`apply ${d.entity}`, d.apply);
   TxBatch.prototype.flush = timed('batch flush', TxBatch.prototype.flush);
   // And each state's own flush, by its key.
