@@ -40,7 +40,7 @@ import { pathToFileURL } from 'node:url';
 import { io as connect, type Socket } from 'socket.io-client';
 import { startServer, type BenchServer } from './lib/child.js';
 import { machine, percentile, table } from './lib/format.js';
-import { serverTimes } from './lib/server-times.js';
+import { epochMs, serverTimes, type ServerTimes } from './lib/server-times.js';
 import { startCloud, sleep } from './lib/sync.js';
 
 export interface FridayOptions {
@@ -92,6 +92,49 @@ export interface FridayResult {
   applianceCpu: number;
   /** 4 KiB write + fdatasync on the temp directory's disk, every 250 ms during the run (ms). */
   fsync: Stats;
+  /** The staff requests that took ≥ SLOW_MS here, each lined up with what overlapped it (slowest first). */
+  slow: SlowSample[];
+}
+
+/** A staff answer this slow (ms, measured here) is lined up with the appliance's own time, its loop stalls and the disk probe. */
+const SLOW_MS = 40;
+
+export interface SlowSample {
+  name: string;
+  /** Seconds after the measured part began. */
+  at: number;
+  ms: number;
+  /** The appliance's own time for the same request (its key, started inside this answer's window), if it took ≥ 20 ms there. */
+  inAppliance?: number;
+  /** When the appliance received it, ms after this process sent it (the time in the socket before its loop read the request). */
+  receivedAfter?: number;
+  /** Appliance event-loop stalls overlapping the answer's window: their sum and the longest, ms. */
+  stallMs: number;
+  stallMax: number;
+  /** The longest disk probe (write + fdatasync) overlapping the window, ms. */
+  diskMax: number;
+}
+
+/** Lines the slow staff answers up with the appliance's slow requests, its loop stalls and the disk probes of the same seconds. */
+export function attributeSlow(samples: Array<{ name: string; at: number; ms: number }>, server: Pick<ServerTimes, 'slow' | 'stalls'>, disk: Array<{ at: number; ms: number }>, t0: number): SlowSample[] {
+  const overlap = (a: number, aMs: number, b: number, bMs: number) => a < b + bMs && b < a + aMs;
+  return samples
+    .filter((x) => x.ms >= SLOW_MS)
+    .sort((a, b) => b.ms - a.ms)
+    .map((x) => {
+      const mine = server.slow.filter((r) => r.key === x.name && r.at >= x.at - 1 && r.at <= x.at + x.ms).sort((a, b) => b.ms - a.ms)[0];
+      const stalls = server.stalls.filter((st) => overlap(x.at, x.ms, st.at, st.ms));
+      const probes = disk.filter((d) => overlap(x.at, x.ms, d.at, d.ms));
+      return {
+        name: x.name,
+        at: (x.at - t0) / 1000,
+        ms: x.ms,
+        ...(mine ? { inAppliance: mine.ms, receivedAfter: mine.at - x.at } : {}),
+        stallMs: stalls.reduce((a, st) => a + st.ms, 0),
+        stallMax: Math.max(0, ...stalls.map((st) => st.ms)),
+        diskMax: Math.max(0, ...probes.map((d) => d.ms)),
+      };
+    });
 }
 
 const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -211,13 +254,17 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
     const lat = new Map<string, number[]>();
     const errs = new Map<string, number>();
     const errorSamples: string[] = [];
+    /** Answers of SLOW_MS or more, with their start on the shared epoch clock (attributeSlow). */
+    const slowSamples: Array<{ name: string; at: number; ms: number }> = [];
     let recording = false;
     const record = (name: string, t0: number, ok: boolean, detail?: string) => {
       if (!recording) return;
       if (ok) {
         const l = lat.get(name) ?? [];
-        l.push(performance.now() - t0);
+        const ms = performance.now() - t0;
+        l.push(ms);
         lat.set(name, l);
+        if (ms >= SLOW_MS) slowSamples.push({ name, at: performance.timeOrigin + t0, ms });
       } else {
         errs.set(name, (errs.get(name) ?? 0) + 1);
         if (errorSamples.length < 20) errorSamples.push(`${name}: ${detail}`);
@@ -331,6 +378,7 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
     // Warm-up: the same load, not recorded.
     await sleep(o.warmup * 1000);
     recording = true;
+    const measuredFrom = epochMs();
     appliance.child.send({ type: 'server-times', action: 'reset' });
     const rssStart = { appliance: rssOf(appliance.child.pid), cloud: rssOf(cloud.child.pid) };
     const rssMax = { ...rssStart };
@@ -341,6 +389,7 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
     // The disk under the appliance's SQLite file: an fdatasync of 4 KiB in the same temp directory
     // every 250 ms (libuv's thread pool, so this process's event loop does not wait for it).
     const fsyncMs: number[] = [];
+    const fsyncAt: Array<{ at: number; ms: number }> = [];
     const probeFile = path.join(os.tmpdir(), `ck-bench-fsync-${process.pid}`);
     const probe = await fs.promises.open(probeFile, 'w');
     let probing = true;
@@ -351,6 +400,7 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
         await probe.write(buf, 0, buf.length, 0);
         await probe.datasync();
         fsyncMs.push(performance.now() - t);
+        fsyncAt.push({ at: performance.timeOrigin + t, ms: performance.now() - t });
         await sleep(250);
       }
     })();
@@ -405,6 +455,12 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
       applianceLoop: server.loop,
       applianceCpu: server.cpuShare,
       fsync: summarize(fsyncMs, 0),
+      slow: attributeSlow(
+        slowSamples.filter((x) => STAFF.has(x.name)),
+        server,
+        fsyncAt,
+        measuredFrom,
+      ),
     };
   } finally {
     for (const s of sockets) s.close();
@@ -415,6 +471,19 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
 
 const f = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
 const mib = (b: number) => `${Math.round(b / 2 ** 20)} MiB`;
+
+/** The slow staff answers, slowest first (at most 12), and how many of them overlapped a loop stall or a slow disk probe. */
+function slowReport(slow: SlowSample[]): string {
+  if (slow.length === 0) return `staff answers of ${SLOW_MS} ms or more: none`;
+  const stalled = slow.filter((x) => x.stallMax >= 15).length;
+  const disk = slow.filter((x) => x.diskMax >= 20).length;
+  const late = slow.filter((x) => (x.receivedAfter ?? 0) >= 15).length;
+  const lines = slow.slice(0, 12).map(
+    (x) =>
+      `  ${f(x.ms)} ms ${x.name} at +${x.at.toFixed(1)} s: in the appliance ${x.inAppliance === undefined ? '< 20' : f(x.inAppliance)} ms${x.receivedAfter === undefined ? '' : `, received ${f(x.receivedAfter)} ms after sending`}; loop stalls overlapping ${f(x.stallMs)} ms (longest ${f(x.stallMax)}); disk probe overlapping ${f(x.diskMax)} ms`,
+  );
+  return [`staff answers of ${SLOW_MS} ms or more: ${slow.length}; overlapping an appliance loop stall ≥ 15 ms: ${stalled}; a disk probe ≥ 20 ms: ${disk}; received ≥ 15 ms late: ${late}`, ...lines].join('\n');
+}
 
 export function fridayReport(r: FridayResult): string {
   const base = r.baseline;
@@ -433,6 +502,7 @@ export function fridayReport(r: FridayResult): string {
     `orders created: ${r.ordersCreated}; tablets missing an event: ${r.fanout.missing}; appliance CPU ${(r.applianceCpu * 100).toFixed(0)} % of one core, event-loop delay p50/p99/max ${f(r.applianceLoop.p50)} / ${f(r.applianceLoop.p99)} / ${f(r.applianceLoop.max)} ms`,
     `disk: 4 KiB write + fdatasync p50/p99/max ${f(r.fsync.p50)} / ${f(r.fsync.p99)} / ${f(r.fsync.max)} ms (${r.fsync.n} probes; every staff write commits with one)`,
     `RSS appliance: ${mib(r.rss.appliance.start)} -> ${mib(r.rss.appliance.end)} (max ${mib(r.rss.appliance.max)}, ${(growth * 100).toFixed(1)} %); cloud: ${mib(r.rss.cloud.start)} -> ${mib(r.rss.cloud.end)} (max ${mib(r.rss.cloud.max)})`,
+    slowReport(r.slow),
     r.errors.length ? `errors:\n  ${r.errors.join('\n  ')}` : 'errors: none',
     `targets: no error: ${errorCount === 0 ? 'met' : `MISSED (${errorCount})`}; p99 < 50 ms for every staff endpoint: ${worst.p99 < 50 ? 'met' : 'MISSED'} (worst ${worst.name} ${f(worst.p99)} ms); RSS growth < 20 %: ${growth < 0.2 ? 'met' : 'MISSED'} (${(growth * 100).toFixed(1)} %${r.options.seconds < 600 ? ', a soak is 600 s' : ''})`,
   ].join('\n');

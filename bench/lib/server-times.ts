@@ -10,7 +10,14 @@ export interface ServerTimes {
   loop: { p50: number; p99: number; max: number };
   /** CPU time of this process as a share of one core since the last reset. */
   cpuShare: number;
+  /** Requests of 20 ms or more: key, start (epoch ms, `performance.timeOrigin` + now, comparable across processes), ms. */
+  slow: Array<{ key: string; at: number; ms: number }>;
+  /** Event-loop stalls: a 5 ms timer that fired 15 ms or more late (start epoch ms, how late ms). */
+  stalls: Array<{ at: number; ms: number }>;
 }
+
+/** Epoch ms with sub-ms precision, the same clock in every bench process. */
+export const epochMs = () => performance.timeOrigin + performance.now();
 
 /**
  * Bench child side: times every request of `server` on this process's clock (key: method and path,
@@ -19,15 +26,28 @@ export interface ServerTimes {
  */
 export function recordServerTimes(server: Server): void {
   const times = new Map<string, number[]>();
+  const slow: ServerTimes['slow'] = [];
+  const stalls: ServerTimes['stalls'] = [];
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const t0 = performance.now();
     res.once('finish', () => {
       const key = `${req.method} ${(req.url ?? '').split('?')[0]!.replace('/api/v1', '').replace(ID, ':id')}`;
       const l = times.get(key) ?? [];
-      l.push(performance.now() - t0);
+      const ms = performance.now() - t0;
+      l.push(ms);
       times.set(key, l);
+      if (ms >= 20 && slow.length < 10_000) slow.push({ key, at: performance.timeOrigin + t0, ms });
     });
   });
+  // Stalls with their time, to line a slow answer up with what held the loop (a synchronous commit
+  // waiting on the disk, GC, a sync page applied).
+  let tick = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    const late = now - tick - 5;
+    if (late >= 15 && stalls.length < 10_000) stalls.push({ at: performance.timeOrigin + tick + 5, ms: late });
+    tick = now;
+  }, 5).unref();
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   let cpu0 = process.cpuUsage();
@@ -36,6 +56,8 @@ export function recordServerTimes(server: Server): void {
     if (m?.type !== 'server-times') return;
     if (m.action === 'reset') {
       times.clear();
+      slow.length = 0;
+      stalls.length = 0;
       loop.reset();
       cpu0 = process.cpuUsage();
       at0 = performance.now();
@@ -48,6 +70,8 @@ export function recordServerTimes(server: Server): void {
       times: Object.fromEntries(times),
       loop: { p50: over(loop.percentile(50)), p99: over(loop.percentile(99)), max: over(loop.max) },
       cpuShare: (cpu.user + cpu.system) / 1000 / (performance.now() - at0),
+      slow,
+      stalls,
     } satisfies ServerTimes & { type: string });
   });
 }
