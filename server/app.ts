@@ -34,6 +34,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** The staff app's version for its service worker (default: server/version.ts); tests start a "new version" with it. */
   appVersion?: string;
+  /** Tests only: the OpenAPI document and Swagger UI registered at start instead of at first use (server/plugins/openapi.ts `eager`). */
+  eagerDocs?: boolean;
 }
 
 export { RATE_LIMIT_EXEMPT } from './shared/rate-limit.js';
@@ -151,7 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(authPlugin, { ...infra.session, trustedOrigins: config.publicBaseUrl ? [config.publicBaseUrl] : [] });
   // Before any route (the OpenAPI description's too): every route declares its access (docs/adr/0008-module-frame.md).
   await app.register(guardsPlugin, { ...infra.guards, session: (request) => app.authenticate(request), undeclaredPublic: UNDECLARED_PUBLIC });
-  await app.register(openapiPlugin, infra.openapi);
+  await app.register(openapiPlugin, { ...infra.openapi, eager: deps.eagerDocs });
   await app.register(realtimePlugin, { lookup: infra.session.lookup, events: infra.events, changes: deps.changes, db: deps.handle.db, adapter: cluster?.adapter });
   const jobs: JobSpec[] = [...infra.jobs];
   // The appliance's nightly backup (server/backup.ts): 03:30 local time, the newest 14 kept.

@@ -45,7 +45,7 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
 /** config → db → migrate → services → app: the start-up order of ARCHITECTURE §2, shared by main, CLI and tests. */
 export async function createRuntime(
   config: Config,
-  opts: { clock?: Clock; logger?: FastifyServerOptions['logger']; db?: OpenDbOptions; handle?: DbHandle; appVersion?: string } = {},
+  opts: { clock?: Clock; logger?: FastifyServerOptions['logger']; db?: OpenDbOptions; handle?: DbHandle; appVersion?: string; eagerDocs?: boolean } = {},
 ): Promise<Runtime> {
   const handle = opts.handle ?? openDb(opts.db ?? { databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
   // A handle made outside openDb (its own pg pool) still needs node-postgres' number parsers.
@@ -59,7 +59,7 @@ export async function createRuntime(
     const deps = { config, handle, clock, changes };
     const services = createServices(deps);
     startup.services_ms = msNow();
-    const app = await buildApp({ ...deps, services, logger: opts.logger ?? false, appVersion: opts.appVersion });
+    const app = await buildApp({ ...deps, services, logger: opts.logger ?? false, appVersion: opts.appVersion, eagerDocs: opts.eagerDocs });
     startup.app_built_ms = msNow();
     const sync = createSyncWorker({ ...deps, registry: syncRegistry, board: services.sync.board, log: (msg, extra) => app.log.info(extra ?? {}, msg) });
     let closed = false;

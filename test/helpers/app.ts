@@ -35,11 +35,13 @@ export function cookieFrom(res: LightMyRequestResponse): string {
 }
 
 /** A freshly built app on a fresh database (SQLite or PostgreSQL by lane), closed when the test ends. */
-export async function createTestApp(opts: { config?: Partial<Config>; env?: Record<string, string>; clock?: ManualClock; autoClose?: boolean } = {}): Promise<TestApp> {
+export async function createTestApp(
+  opts: { config?: Partial<Config>; env?: Record<string, string>; clock?: ManualClock; autoClose?: boolean; eagerDocs?: boolean } = {},
+): Promise<TestApp> {
   const testDb = await freshDb();
   const clock = opts.clock ?? new ManualClock();
   const config = loadConfig({ ROLE: 'local', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/restaurant-test', ...opts.env }, opts.config);
-  const rt = await createRuntime(config, { clock, handle: testDb.handle });
+  const rt = await createRuntime(config, { clock, handle: testDb.handle, eagerDocs: opts.eagerDocs });
   const close = async () => {
     await rt.close();
     await testDb.drop();
