@@ -6,8 +6,9 @@
  * the process began), stops the server (SIGTERM) and reads the profile: CPU time (every sample but
  * `(idle)`; the profile ends with the short shutdown), by package (the nearest frame of a sample in
  * node_modules or in dist/, node's own module loader as `node:internal`), and the modules loaded.
- * Code in a bundle of scripts/build-if-stale.mjs (dist/server/main.js holds all our own modules) is
- * attributed to its source folder through the bundle's source map (a function by where it begins).
+ * Code in a bundle of scripts/build-if-stale.mjs (dist/server/main.js holds all our own modules and the
+ * packages it does not leave external) is attributed to its source folder or package through the
+ * bundle's source map (a function by where it begins).
  * CPU time is far less noisy than wall time on a shared machine.
  *
  *   npx tsx bench/start-profile.ts          # BENCH_START_RUNS=3 BENCH_START_TOP=25 BENCH_START_KEEP=<dir for the .cpuprofile files>
@@ -90,17 +91,25 @@ function sourceOf(url: string, line: number, column: number): string | null {
   return map.sources[hit[1]] ?? null;
 }
 
+/** The package of a path in node_modules (the innermost), or null. */
+function packageIn(file: string): string | null {
+  const nm = file.lastIndexOf('node_modules/');
+  if (nm < 0) return null;
+  const rest = file.slice(nm + 'node_modules/'.length).split('/');
+  return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+}
+
 function category(url: string, line = 0, column = 0): string | null {
   if (!url) return null;
   if (url.startsWith('node:')) return 'node:internal';
-  const nm = url.lastIndexOf('/node_modules/');
-  if (nm >= 0) {
-    const rest = url.slice(nm + '/node_modules/'.length).split('/');
-    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
-  }
+  const pkg = packageIn(url);
+  if (pkg) return pkg;
   const dist = url.indexOf('/dist/');
   if (dist >= 0) {
     const source = sourceOf(url, line, column);
+    // The server's bundle holds packages too (scripts/build-if-stale.mjs SERVER_EXTERNAL): by the package.
+    const bundled = source ? packageIn(source) : null;
+    if (bundled) return bundled;
     if (source && !source.startsWith('..')) return `own: ${source.split('/').slice(0, 2).join('/')}`;
     return `own: ${url.slice(dist + '/dist/'.length).split('/').slice(0, 2).join('/')}`;
   }
