@@ -822,7 +822,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
 
     // Reconnect: push until acknowledged, pull until has_more=false; customers keep ordering.
     transport.reset();
-    server.child.send({ type: 'sql-profile', action: 'reset' }); // BENCH_SQL_PROFILE=1: profile the catch-up only
+    server.child.send({ type: 'sql-profile', action: 'reset', label: 'push' }); // BENCH_SQL_PROFILE=1: profile the catch-up only (compiled mode: the push and the pull apart)
     const timed = appliance ? await catchupInChild(appliance, server, sampler!, cookie, info) : await catchupInProcess(rt, engine, transport, server, cookie, info, log);
     let memory: CatchupResult['memory'] = null;
     if (appliance) {
@@ -885,11 +885,17 @@ async function catchupInChild(appliance: BenchServer, server: BenchServer, sampl
   const shop = webShop(server, cookie, info.products);
   sampler.phase('push');
   const r = await ask<{ pushMs: number; pullMs: number; pushBatches: number; pushedOps: number; pullPages: number; pulledChanges: number; httpPushMs: number; httpPullMs: number; pushBytes: number; pullBytes: { total: number; max: number }; applianceSql: CatchupResult['applianceSql']; end: NodeJS.MemoryUsage; peaks: PeaksByPhase; cpuMs: { push: number; pull: number } }>(appliance, { type: 'catchup' }, 'catchup-done', (m) => {
-    if (m.type === 'phase') sampler.phase(String(m.phase));
+    if (m.type !== 'phase') return;
+    sampler.phase(String(m.phase));
+    // BENCH_SQL_PROFILE / BENCH_CPU_PROF_CATCHUP: the cloud's profiles of the push and of the pull apart.
+    if (m.phase === 'pull') {
+      server.child.send({ type: 'sql-profile', action: 'print', label: 'push' });
+      server.child.send({ type: 'sql-profile', action: 'reset', label: 'pull' });
+    }
   });
   sampler.phase('after');
   console.log(`  appliance child's own memory at its peaks (MiB; V8 heap committed/used, of it new space; external, of it array buffers): ${peaksLine(r.peaks)}; its CPU push ${sec(r.cpuMs.push)} s, pull ${sec(r.cpuMs.pull)} s`);
-  server.child.send({ type: 'sql-profile', action: 'print' });
+  server.child.send({ type: 'sql-profile', action: 'print', label: 'pull' });
   const during = await shop.stop();
   // The sampler goes on (idle → push → pull → after) until the drain; the push's and pull's peaks are the catch-up's.
   const { appliance: a, cloud: c } = sampler.snapshot();
@@ -995,7 +1001,10 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
         try {
           await new Promise((r) => setTimeout(r, 500));
           sampler.phase('join');
+          // The cloud's side of the join (BENCH_SQL_PROFILE, BENCH_CPU_PROF_CATCHUP): its snapshot reads and serialization.
+          server.child.send({ type: 'sql-profile', action: 'reset', label: `join-${bootstrap}` });
           const r = await ask<{ ms: number; pulled: number; sql: { statements: number; transactions: number }; snapshotPages: number; pullPages: number; bytes: number; maxPage: number; end: NodeJS.MemoryUsage; peaks: PeaksByPhase; cpuMs: number }>(child, { type: 'join' }, 'join-done');
+          server.child.send({ type: 'sql-profile', action: 'print', label: `join-${bootstrap}` });
           console.log(`  ${bootstrap} join, the appliance child's own memory at its peaks: ${peaksLine(r.peaks)}; its CPU ${sec(r.cpuMs)} s`);
           sampler.phase('after');
           const mem = sampler.stop().appliance!;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { ROWS_PER_INSERT, type Tx } from '../server/db/connection.js';
+import { insertRows } from '../server/db/bulk.js';
+import type { Tx } from '../server/db/connection.js';
 import { describeIssues } from '../server/shared/validation.js';
 import { knownRefs } from './batch-store.js';
 import { RejectOp, type ApplyBatch, type ApplyContext, type BatchState, type SyncChange, type TableName } from './types.js';
@@ -29,19 +30,13 @@ export async function insertIfAbsent(trx: Tx, table: TableName, row: { id: strin
   return (await insertManyIfAbsent(trx, table, [row])) === 1;
 }
 
-/** `insertIfAbsent` for many rows of one table (same columns), in statements of up to ROWS_PER_INSERT rows; returns how many were inserted. */
+/**
+ * `insertIfAbsent` for many rows of one table (same columns): multi-row statements written without
+ * Kysely's builder (`insertRows`, server/db/bulk.ts: one json parameter per statement on PostgreSQL,
+ * SQL text kept per shape on SQLite); returns how many were inserted.
+ */
 export async function insertManyIfAbsent(trx: Tx, table: TableName, rows: ReadonlyArray<{ id: string } & Record<string, unknown>>): Promise<number> {
-  const t = table as 'users';
-  let inserted = 0;
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const res = await trx
-      .insertInto(t)
-      .values(rows.slice(i, i + ROWS_PER_INSERT) as never)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .executeTakeFirst();
-    inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
-  }
-  return inserted;
+  return insertRows(trx, table, rows, { columns: ['id'], action: 'nothing' });
 }
 
 /**
@@ -53,18 +48,13 @@ export async function upsertManyById(trx: Tx, table: TableName, rows: Iterable<{
   const groups = new Map<string, Array<{ id: string } & Record<string, unknown>>>();
   for (const row of rows) {
     const cols = Object.keys(row).sort().join(',');
-    groups.set(cols, [...(groups.get(cols) ?? []), row]);
+    let group = groups.get(cols);
+    if (!group) groups.set(cols, (group = []));
+    group.push(row);
   }
-  const t = table as 'users';
   for (const group of groups.values()) {
     const cols = Object.keys(group[0]!).filter((c) => c !== 'id');
-    for (let i = 0; i < group.length; i += ROWS_PER_INSERT) {
-      await trx
-        .insertInto(t)
-        .values(group.slice(i, i + ROWS_PER_INSERT) as never)
-        .onConflict((oc) => oc.column('id').doUpdateSet((eb) => Object.fromEntries(cols.map((c) => [c, eb.ref(`excluded.${c}` as never)])) as never))
-        .execute();
-    }
+    await insertRows(trx, table, group, { columns: ['id'], action: 'update', set: cols });
   }
 }
 

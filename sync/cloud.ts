@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { ChangeInput, ChangeLog, ChangeRecord, Writer } from '../server/db/change-log.js';
-import { ROWS_PER_INSERT, type Db, type Executor } from '../server/db/connection.js';
+import { insertRows } from '../server/db/bulk.js';
+import type { Db, Executor } from '../server/db/connection.js';
 import type { SyncDevicesTable, SyncOpsTable } from '../server/db/database.js';
 import { isUniqueViolation } from '../server/db/errors.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
@@ -590,7 +591,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       }
       for (const r of repeats) results[r.at] = { ...results[r.of]!, duplicate: true };
       const fresh = [...firstAt.values()].filter((at) => !unstored.has(at)).map((at) => toRow(device, results[at]!, w.now));
-      for (let i = 0; i < fresh.length; i += ROWS_PER_INSERT) await w.trx.insertInto('sync_ops').values(fresh.slice(i, i + ROWS_PER_INSERT)).execute();
+      await insertRows(w.trx, 'sync_ops', fresh as unknown as Array<Record<string, unknown>>);
       await chunkDeviceUpdate(w.trx, device, maxSeq, charged);
       return results;
     });

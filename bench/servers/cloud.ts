@@ -70,7 +70,7 @@ function profiledHandle(stats: Map<string, { n: number; ms: number }>) {
   // `connection`: the webhook sender thread opens its own pool from it (as in production); without it the cloud sends inline.
   return { db, dialect: 'postgres' as const, pgSchema: schema, connection: { databaseUrl: PG_URL, pgSchema: schema }, ping: async () => true, close: () => db.destroy() };
 }
-function printProfile(stats: Map<string, { n: number; ms: number }>) {
+function printProfile(stats: Map<string, { n: number; ms: number }>, label: string) {
   let total = 0;
   let count = 0;
   for (const s of stats.values()) {
@@ -78,9 +78,9 @@ function printProfile(stats: Map<string, { n: number; ms: number }>) {
     count += s.n;
   }
   const cpu = process.cpuUsage(cpuAtReset);
-  console.error(`bench cloud SQL profile: ${count} statements, ${total.toFixed(0)} ms waiting for PostgreSQL; cloud process CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`);
+  console.error(`bench cloud SQL profile (${label}): ${count} statements, ${total.toFixed(0)} ms waiting for PostgreSQL; cloud process CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`);
   const m = (k: keyof NodeJS.MemoryUsage) => `${k} ${Math.round(memAtReset[k] / 2 ** 20)} → peak ${Math.round(memPeak[k] / 2 ** 20)} MiB`;
-  console.error(`bench cloud memory over the catch-up (main thread's heap; rss is the whole process, the sender thread included): ${(['rss', 'heapTotal', 'heapUsed', 'external', 'arrayBuffers'] as const).map(m).join(', ')}`);
+  console.error(`bench cloud memory over the ${label} (main thread's heap; rss is the whole process, the sender thread included): ${(['rss', 'heapTotal', 'heapUsed', 'external', 'arrayBuffers'] as const).map(m).join(', ')}`);
   for (const [k, s] of [...byWriter].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} statements  by ${k}`);
   for (const [k, s] of [...applyTimes].sort((a, b) => b[1].ms - a[1].ms)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} ${(s.ms / s.n).toFixed(3).padStart(7)}  ${k}`);
   for (const [k, s] of [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40)) console.error(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)} ${(s.ms / s.n).toFixed(3).padStart(7)}  ${k}`);
@@ -118,7 +118,7 @@ const cpuDir = process.env.BENCH_CPU_PROF_CATCHUP;
 const inspector = cpuDir ? new (await import('node:inspector')).Session() : null;
 if (inspector) inspector.connect();
 const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => inspector!.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
-process.on('message', (m: { type?: string; action?: string }) => {
+process.on('message', (m: { type?: string; action?: string; label?: string }) => {
   if (m?.type !== 'sql-profile' || !inspector) return;
   void (async () => {
     if (m.action === 'reset') {
@@ -127,13 +127,13 @@ process.on('message', (m: { type?: string; action?: string }) => {
       await post('Profiler.start');
     } else {
       const { profile: cpu } = (await post('Profiler.stop')) as { profile: unknown };
-      const file = `${cpuDir}/cloud-catchup-${process.pid}.cpuprofile`;
+      const file = `${cpuDir}/cloud-${m.label ?? 'catchup'}-${process.pid}.cpuprofile`;
       (await import('node:fs')).writeFileSync(file, JSON.stringify(cpu));
-      console.error(`bench cloud: CPU profile of the catch-up in ${file}`);
+      console.error(`bench cloud: CPU profile of the ${m.label ?? 'catch-up'} in ${file}`);
     }
   })().catch((err: unknown) => console.error('bench cloud: CPU profile failed', err));
 });
-process.on('message', (m: { type?: string; action?: string }) => {
+process.on('message', (m: { type?: string; action?: string; label?: string }) => {
   if (m?.type !== 'sql-profile' || !profile) return;
   if (m.action === 'reset') {
     profile.clear();
@@ -145,7 +145,7 @@ process.on('message', (m: { type?: string; action?: string }) => {
     memTimer ??= setInterval(sampleMemory, 250).unref();
   } else {
     sampleMemory();
-    printProfile(profile);
+    printProfile(profile, m.label ?? 'catch-up');
   }
 });
 

@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
 import type { Executor } from './connection.js';
 import type { Database } from './database.js';
 
@@ -56,4 +56,144 @@ export async function bulkUpdateById(db: Executor, table: Table, rows: ReadonlyA
       await sql`update ${sql.table(table)} as t set ${set} from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(part)}) as v where t.id = v.id`.execute(db);
     }
   }
+}
+
+/** What an `insertRows` does with a row whose key is taken: skip it, or overwrite the given columns (`set`; default every column but the key). */
+export type OnConflict = { columns: readonly string[]; action: 'nothing' } | { columns: readonly string[]; action: 'update'; set?: readonly string[] };
+
+/** A value that travels the same way through both paths of `insertRows` (anything else goes through Kysely). */
+const plain = (v: unknown): boolean => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+/** Rows per SQLite statement of `insertRows` (PostgreSQL: ROWS_PER_JSON_STATEMENT in one parameter). */
+const ROWS_PER_SQLITE_INSERT = 500;
+/** SQL texts of `insertRows` on SQLite by shape (table, columns, rows, conflict): at most this many kept. */
+const MAX_SQLITE_TEXTS = 200;
+const sqliteTexts = new Map<string, string>();
+
+/** String.prototype.isWellFormed / toWellFormed (Node 20; the compiler's lib is ES2023). */
+type Es2024String = string & { isWellFormed(): boolean; toWellFormed(): string };
+/** Whether the text has no lone surrogate (what PostgreSQL's json accepts as it is). */
+export const isWellFormedText = (s: string): boolean => (s as Es2024String).isWellFormed();
+
+/**
+ * The row with every string as the driver would send it in UTF-8 (a lone surrogate becomes U+FFFD,
+ * `String.prototype.toWellFormed`): JSON.stringify writes a lone surrogate as an escape that
+ * PostgreSQL's json refuses, where a bound text parameter stores U+FFFD.
+ */
+export const wellFormedRow = <R extends Row>(r: R): R => {
+  const out: Row = {};
+  for (const k in r) {
+    const v = r[k];
+    out[k] = typeof v === 'string' ? (v as unknown as Es2024String).toWellFormed() : v;
+  }
+  return out as R;
+};
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function conflictClause(conflict: OnConflict | undefined, columns: readonly string[]): string {
+  if (!conflict) return '';
+  const target = `on conflict (${conflict.columns.map(quote).join(', ')})`;
+  const set = conflict.action === 'update' ? (conflict.set ?? columns.filter((c) => !conflict.columns.includes(c))) : [];
+  if (set.length === 0) return ` ${target} do nothing`;
+  return ` ${target} do update set ${set.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`;
+}
+
+/**
+ * A multi-row INSERT (optionally `on conflict … do nothing / do update`) without building it with
+ * Kysely (issue 29 points 2 and 3; bench/README.md "Sync catch-up, session 12"): Kysely builds an
+ * operation tree of every value of every row and compiles it to SQL text for each statement, which
+ * for the 500-row inserts of a push chunk, a pull page or a snapshot page cost as much as the
+ * database's own work (2.1 s of a week's snapshot join). Here the SQL text is written directly:
+ * - PostgreSQL: ONE statement per ROWS_PER_JSON_STATEMENT rows, the rows in one json text parameter
+ *   (`insert … select … from json_populate_recordset(null::<table>, $1)`, as `bulkUpdateById`): the
+ *   same text for any number of rows, the table's column types doing the conversions;
+ * - SQLite: `values (?, …), …` per ROWS_PER_SQLITE_INSERT rows, its text kept per shape, so the
+ *   connection's statement cache (connection.ts) prepares it once.
+ * The rows, their order and the conflict handling are those of `insertInto(table).values(rows)`.
+ * Rows that do not all carry the same columns (Kysely fills the missing ones with DEFAULT), or that
+ * hold anything but strings, finite numbers and null, go through Kysely as before. Returns how many
+ * rows were inserted (or updated, with `action: 'update'`).
+ */
+export async function insertRows(db: Executor, table: Table, rows: ReadonlyArray<Row>, conflict?: OnConflict): Promise<number> {
+  return (await insertRowsReturning(db, table, rows, conflict)).affected;
+}
+
+/** `insertRows`, also returning the `returning` column of each row it inserted (or updated). */
+export async function insertRowsReturning(db: Executor, table: Table, rows: ReadonlyArray<Row>, conflict?: OnConflict, returning?: string): Promise<{ affected: number; returned: unknown[] }> {
+  const returned: unknown[] = [];
+  if (rows.length === 0) return { affected: 0, returned };
+  const columns = Object.keys(rows[0]!).filter((k) => rows[0]![k] !== undefined);
+  let illFormed = false;
+  const uniform = rows.every((r) => {
+    let n = 0;
+    for (const k in r) {
+      const v = r[k];
+      if (v === undefined) continue;
+      if (!plain(v)) return false;
+      if (typeof v === 'string' && !isWellFormedText(v)) illFormed = true;
+      n++;
+    }
+    return n === columns.length && columns.every((c) => r[c] !== undefined);
+  });
+  if (!uniform || columns.length === 0) return insertWithKysely(db, table, rows, conflict, returning);
+  const cols = columns.map(quote).join(', ');
+  const tail = conflictClause(conflict, columns) + (returning ? ` returning ${quote(returning)}` : '');
+  const collect = (res: { rows: unknown[] }) => {
+    if (returning) for (const r of res.rows as Row[]) returned.push(r[returning]);
+  };
+  let affected = 0;
+  if (isPostgres(db)) {
+    const text = `insert into ${quote(table)} (${cols}) select ${cols} from json_populate_recordset(null::${quote(table)}, $1)${tail}`;
+    // A lone surrogate in a string: as the driver's UTF-8 encoding stores it (U+FFFD), where PostgreSQL's json would refuse its escape.
+    const sent = illFormed ? rows.map(wellFormedRow) : rows;
+    for (const part of parts(sent, ROWS_PER_JSON_STATEMENT)) {
+      // Uniform rows: their defined keys are exactly `columns` (JSON.stringify leaves undefined out).
+      const json = JSON.stringify(part);
+      const res = await db.executeQuery(CompiledQuery.raw(text, [json]));
+      affected += Number(res.numAffectedRows ?? 0n);
+      collect(res);
+    }
+    return { affected: returning ? returned.length : affected, returned };
+  }
+  for (const part of parts(rows, ROWS_PER_SQLITE_INSERT)) {
+    const key = `${table}\u0000${cols}\u0000${part.length}\u0000${tail}`;
+    let text = sqliteTexts.get(key);
+    if (text === undefined) {
+      const one = `(${columns.map(() => '?').join(', ')})`;
+      text = `insert into ${quote(table)} (${cols}) values ${Array.from({ length: part.length }, () => one).join(', ')}${tail}`;
+      if (sqliteTexts.size >= MAX_SQLITE_TEXTS) sqliteTexts.delete(sqliteTexts.keys().next().value!);
+      sqliteTexts.set(key, text);
+    }
+    const params: unknown[] = new Array(part.length * columns.length);
+    let i = 0;
+    for (const r of part) for (const c of columns) params[i++] = r[c];
+    const res = await db.executeQuery(CompiledQuery.raw(text, params));
+    affected += Number(res.numAffectedRows ?? 0n);
+    collect(res);
+  }
+  return { affected: returning ? returned.length : affected, returned };
+}
+
+/** `insertRows` as Kysely writes it (rows of differing columns, values other than plain JSON scalars). */
+async function insertWithKysely(db: Executor, table: Table, rows: ReadonlyArray<Row>, conflict?: OnConflict, returning?: string): Promise<{ affected: number; returned: unknown[] }> {
+  let affected = 0;
+  const returned: unknown[] = [];
+  for (const part of parts(rows, ROWS_PER_SQLITE_INSERT)) {
+    let q = db.insertInto(table as 'users').values(part as never);
+    if (conflict) {
+      const cols = conflict.columns as never[];
+      const set = conflict.action === 'update' ? (conflict.set ?? Object.keys(part[0]!).filter((c) => !conflict.columns.includes(c))) : [];
+      q = set.length === 0 ? q.onConflict((oc) => oc.columns(cols).doNothing()) : q.onConflict((oc) => oc.columns(cols).doUpdateSet((eb) => Object.fromEntries(set.map((c) => [c, eb.ref(`excluded.${c}` as never)])) as never));
+    }
+    if (returning) {
+      const found = (await q.returning(returning as never).execute()) as Row[];
+      affected += found.length;
+      for (const r of found) returned.push(r[returning]);
+    } else {
+      const res = await q.executeTakeFirst();
+      affected += Number(res.numInsertedOrUpdatedRows ?? 0);
+    }
+  }
+  return { affected, returned };
 }

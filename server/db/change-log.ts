@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { SqliteAdapter, sql } from 'kysely';
+import { CompiledQuery, SqliteAdapter, sql } from 'kysely';
+import { insertRows, isWellFormedText, wellFormedRow } from './bulk.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
-import { ROWS_PER_INSERT, type Db, type Executor, type Tx } from './connection.js';
+import type { Db, Executor, Tx } from './connection.js';
 
 /**
  * The one write path (ARCHITECTURE §3). Every domain write runs inside `ChangeLog.write`, which
@@ -254,12 +255,7 @@ export async function appendChanges(trx: Tx, tenantId: string, origin: string, n
     .executeTakeFirstOrThrow();
   const first = Number(last) - k + 1;
   const rows = unsequencedRows(tenantId, origin, now, changes);
-  for (let i = 0; i < k; i += ROWS_PER_INSERT) {
-    await trx
-      .insertInto('change_log')
-      .values(rows.slice(i, i + ROWS_PER_INSERT).map((row, j) => ({ ...row, seq: first + i + j })))
-      .execute();
-  }
+  await insertRows(trx, 'change_log', rows.map((row, i) => ({ ...row, seq: first + i })));
   return recordsOf(rows, first, changes);
 }
 
@@ -293,7 +289,7 @@ function recordsOf(rows: ReturnType<typeof unsequencedRows>, first: number, chan
 }
 
 /**
- * `appendChanges` in one statement per ROWS_PER_INSERT rows (PostgreSQL only: a data-modifying CTE):
+ * `appendChanges` in ONE statement (PostgreSQL only: a data-modifying CTE, the rows in one json parameter):
  * the seq allocation on `change_seq` and the first rows together, each row's seq computed from the
  * allocation's new `last_seq`. The same seqs, rows and locks as `appendChanges`, one round trip less
  * per recorded change (bench/README.md "Fewer round trips (session 10)"). A failing insert fails the
@@ -303,26 +299,22 @@ export async function appendChangesLocked(trx: Tx, tenantId: string, origin: str
   if (changes.length === 0) return [];
   const k = changes.length;
   const rows = unsequencedRows(tenantId, origin, now, changes);
-  const head = Math.min(k, ROWS_PER_INSERT);
-  const written = await trx
-    .with('s', (q) =>
-      q
-        .insertInto('change_seq')
-        .values({ tenant_id: tenantId, last_seq: k })
-        .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_seq: sql<number>`change_seq.last_seq + ${sql.lit(k)}` }))
-        .returning('last_seq'),
-    )
-    .insertInto('change_log')
-    .values(rows.slice(0, head).map((row, i) => ({ ...row, seq: sql<number>`(select last_seq from s) - ${sql.lit(k - 1 - i)}` })))
-    .returning('seq')
-    .execute();
-  const first = Math.min(...written.map((r) => Number(r.seq)));
-  for (let i = head; i < k; i += ROWS_PER_INSERT) {
-    await trx
-      .insertInto('change_log')
-      .values(rows.slice(i, i + ROWS_PER_INSERT).map((row, j) => ({ ...row, seq: first + i + j })))
-      .execute();
-  }
+  // The rows in one json parameter (insertRows, server/db/bulk.ts: no Kysely build of every value),
+  // numbered by their position (`with ordinality`): row i gets the allocation's last_seq - k + i.
+  const written = await trx.executeQuery<{ first: number | string }>(
+    CompiledQuery.raw(
+      `with s as (insert into change_seq (tenant_id, last_seq) values ($1, ${k}) on conflict (tenant_id) do update set last_seq = change_seq.last_seq + ${k} returning last_seq),
+       w as (insert into change_log (op_id, tenant_id, origin, entity, entity_id, kind, payload, created_at, seq)
+         select v.op_id, v.tenant_id, v.origin, v.entity, v.entity_id, v.kind, v.payload, v.created_at, (select last_seq from s) - ${k} + v.ordinality
+         from json_populate_recordset(null::change_log, $2) with ordinality as v
+         returning seq)
+       select min(seq) as first from w`,
+      // Strings as the driver would store them in UTF-8 (a lone surrogate: U+FFFD; bulk.ts wellFormedRow). The payload is
+      // JSON.stringify's text, which writes lone surrogates as escapes.
+      [tenantId, JSON.stringify(rows.some((r) => ![r.op_id, r.origin, r.entity, r.entity_id, r.kind, r.created_at].every(isWellFormedText)) ? rows.map(wellFormedRow) : rows)],
+    ),
+  );
+  const first = Number(written.rows[0]!.first);
   return recordsOf(rows, first, changes);
 }
 

@@ -49,6 +49,15 @@ export interface ChangeConsumer {
    * every staff write on the appliance. It still gets every change, once, in seq order.
    */
   wants?(c: ChangeRecord): boolean;
+  /**
+   * Optional: hand a wake-up of this consumer to another runner of it (the webhooks consumer to the
+   * sender thread, which has its own pool: docs/partners.md "Sender thread"). Called for each
+   * wake-up, `late` when `wants` wants none of the commit's changes; true when the other runner
+   * took it, so this node does not run the consumer for it; false (e.g. the thread is not running)
+   * runs it here as usual. Either runner claims the same cursor row, so every change is still
+   * handled once.
+   */
+  forward?(tenantId: string, late: boolean): boolean;
 }
 
 export interface ConsumerOptions {
@@ -112,9 +121,19 @@ export class ChangeConsumers {
    */
   kick(tenantId: string, records?: readonly ChangeRecord[]): void {
     for (const c of this.consumers.values()) {
-      if (records && c.wants && !records.some((r) => c.wants!(r))) this.kickLate(c, tenantId);
+      const late = records !== undefined && c.wants !== undefined && !records.some((r) => c.wants!(r));
+      if (c.forward?.(tenantId, late)) continue;
+      if (late) this.kickLate(c, tenantId);
       else this.kickOne(c, tenantId);
     }
+  }
+
+  /** Runs one consumer for the tenant now, or `late` (a wake-up another thread handed over: ChangeConsumer.forward). */
+  wake(name: string, tenantId: string, late = false): void {
+    const c = this.consumers.get(name);
+    if (!c) return;
+    if (late) this.kickLate(c, tenantId);
+    else this.kickOne(c, tenantId);
   }
 
   /** Runs this consumer for the tenant after `lateMs`, unless it runs or is due anyway. */
@@ -147,7 +166,7 @@ export class ChangeConsumers {
           .select('cs.tenant_id')
           .where((eb) => eb('cs.last_seq', '>', eb.fn.coalesce('cc.last_seq', eb.lit(0))))
           .execute();
-        for (const row of behind) this.kickOne(consumer, row.tenant_id);
+        for (const row of behind) if (!consumer.forward?.(row.tenant_id, false)) this.kickOne(consumer, row.tenant_id);
       } catch (err) {
         this.opts.onError?.(err, name, '*');
       }

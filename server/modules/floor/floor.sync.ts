@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { legacyMethod } from '../till/till.rules.js';
+import { insertRows } from '../../db/bulk.js';
 import type { Db, Tx } from '../../db/connection.js';
 import type { BillPaymentsTable, BillRoundsTable, BillsTable, FloorTablesTable, FloorZonesTable } from '../../db/database.js';
 import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
@@ -485,13 +486,8 @@ class FloorBatch implements FloorStore, BatchState {
     const changed = [...this.bills.values()].filter((e) => e.dirty && e.row).map((e) => e.row!);
     // Bills that stop being open first: a table's new open bill never meets its old one in the index.
     for (const group of [changed.filter((r) => r.status !== 'open'), changed.filter((r) => r.status === 'open')]) {
-      for (const part of chunks(group, 50)) {
-        await trx
-          .insertInto('bills')
-          .values(part)
-          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => Object.fromEntries(BILL_COLUMNS.filter((c) => c !== 'id').map((c) => [c, eb.ref(`excluded.${c}`)])) as never))
-          .execute();
-      }
+      // Multi-row upserts without Kysely's build of every value (server/db/bulk.ts insertRows).
+      await insertRows(trx, 'bills', group as unknown as Array<Record<string, unknown>>, { columns: ['id'], action: 'update', set: BILL_COLUMNS.filter((c) => c !== 'id') });
     }
     await insertManyIfAbsent(trx, 'bill_rounds', [...this.rounds.values()] as Array<BillRoundsTable & Record<string, unknown>>);
     await insertManyIfAbsent(trx, 'bill_payments', [...this.payments.values()] as Array<BillPaymentsTable & Record<string, unknown>>);

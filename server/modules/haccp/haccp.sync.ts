@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { insertRows } from '../../db/bulk.js';
 import { ROWS_PER_INSERT, type Db, type Tx } from '../../db/connection.js';
 import { sql } from 'kysely';
 import { assertTenantRef, parsePayload } from '../../../sync/apply-helpers.js';
@@ -283,7 +284,7 @@ class HaccpBatch implements HaccpStore, BatchState {
   async flush(trx: Tx): Promise<void> {
     for (const table of LEDGER_TABLES) {
       const rows = this.pending.get(table) ?? [];
-      for (let i = 0; i < rows.length; i += 50) await trx.insertInto(table as 'haccp_actions').values(rows.slice(i, i + 50) as never).execute();
+      await insertRows(trx, table as 'haccp_actions', rows as unknown as Array<Record<string, unknown>>);
     }
     this.pending.clear();
   }

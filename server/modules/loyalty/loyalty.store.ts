@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { insertRows } from '../../db/bulk.js';
 import { ROWS_PER_INSERT, type Tx } from '../../db/connection.js';
 import { newId } from '../../shared/ids.js';
 import { chunks, defineBatchStore } from '../../../sync/batch-store.js';
@@ -522,7 +523,8 @@ export class LoyaltyBatch implements LoyaltyStore, BatchState {
    */
   async write(trx: Tx = this.trx): Promise<void> {
     for (const [id, patch] of this.customerPatches) await repo.updateCustomer(trx, id, patch);
-    for (const rows of chunks([...this.newCustomers.values()], 100)) await trx.insertInto('loyalty_customers').values(rows).execute();
+    // Multi-row inserts without Kysely's build of every value (server/db/bulk.ts insertRows).
+    await insertRows(trx, 'loyalty_customers', [...this.newCustomers.values()] as unknown as Array<Record<string, unknown>>);
     for (const row of this.replaced.values()) await repo.replaceTransaction(trx, row);
     await this.insertAll(trx, 'loyalty_transactions', [...this.newTransactions.values()]);
     await this.insertAll(trx, 'loyalty_leases', [...this.newLeases.values()]);
@@ -540,16 +542,10 @@ export class LoyaltyBatch implements LoyaltyStore, BatchState {
     this.forget();
   }
 
-  /** Insert-if-absent in statements of 100 rows; the batch checked that none exists, so every row must be added. */
+  /** Insert-if-absent in multi-row statements (insertRows); the batch checked that none exists, so every row must be added. */
   private async insertAll(trx: Tx, table: 'loyalty_transactions' | 'loyalty_leases' | 'loyalty_privacy_log', rows: Array<{ id: string }>, strict = true): Promise<void> {
-    for (const part of chunks(rows, 100)) {
-      const r = await trx
-        .insertInto(table as 'loyalty_leases')
-        .values(part as LeaseRow[])
-        .onConflict((oc) => oc.column('id').doNothing())
-        .executeTakeFirst();
-      if (strict && Number(r.numInsertedOrUpdatedRows ?? 0) !== part.length) throw new Error(`sync: a ${table} row of this batch exists already`);
-    }
+    const inserted = await insertRows(trx, table, rows as unknown as Array<Record<string, unknown>>, { columns: ['id'], action: 'nothing' });
+    if (strict && inserted !== rows.length) throw new Error(`sync: a ${table} row of this batch exists already`);
   }
 
   private forget(): void {

@@ -1,7 +1,8 @@
+import { insertRowsReturning } from '../../db/bulk.js';
 import type { Tx } from '../../db/connection.js';
 import type { LocationsTable, RecipesTable } from '../../db/database.js';
 import { assertTenantRef, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
-import { chunks, defineBatchStore } from '../../../sync/batch-store.js';
+import { defineBatchStore } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor } from '../../../sync/types.js';
 import { stockRepository as repo, type LevelRow, type MovementRow, type Pair } from './stock.repository.js';
 import { fromMilli, GUARDED_TYPES, replayOrder } from './stock.rules.js';
@@ -174,10 +175,9 @@ class StockBatch implements BatchState {
     const inserted = new Set<string>();
     if (slots.length === 0) return inserted;
     const rows = slots.map((x) => x.row);
-    for (const part of chunks(rows)) {
-      const r = await trx.insertInto('stock_movements').values(part).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
-      for (const { id } of r) inserted.add(id);
-    }
+    // One statement per ROWS_PER_JSON_STATEMENT rows on PostgreSQL, no Kysely build of every value (server/db/bulk.ts).
+    const r = await insertRowsReturning(trx, 'stock_movements', rows as unknown as Array<Record<string, unknown>>, { columns: ['id'], action: 'nothing' }, 'id');
+    for (const id of r.returned) inserted.add(id as string);
     const dirty = new Map<string, { pair: Pair; added: MovementRow[]; replay: boolean }>();
     const touch = (m: MovementRow, replay: boolean) => {
       const t = dirty.get(pairKey(m)) ?? { pair: { product_id: m.product_id, location_id: m.location_id }, added: [], replay: false };

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { ROWS_PER_INSERT, type Dialect, type Executor } from '../../db/connection.js';
+import { insertRows } from '../../db/bulk.js';
+import type { Dialect, Executor } from '../../db/connection.js';
 import type { WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../../db/database.js';
 import type { DeliveryStatus } from './webhooks.schemas.js';
 
@@ -53,18 +54,7 @@ export const webhooksRepository = {
   // --- deliveries ----------------------------------------------------------------------------
 
   /** One row per (webhook, event key); a row that is already there stays as it is. Returns how many were new. */
-  enqueue: async (db: Executor, rows: DeliveryRow[]) => {
-    let inserted = 0;
-    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-      const res = await db
-        .insertInto('webhook_deliveries')
-        .values(rows.slice(i, i + ROWS_PER_INSERT))
-        .onConflict((oc) => oc.columns(['webhook_id', 'event_key']).doNothing())
-        .executeTakeFirst();
-      inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
-    }
-    return inserted;
-  },
+  enqueue: (db: Executor, rows: DeliveryRow[]) => insertRows(db, 'webhook_deliveries', rows as unknown as Array<Record<string, unknown>>, { columns: ['webhook_id', 'event_key'], action: 'nothing' }),
 
   findDelivery: (db: Executor, tenantId: string, webhookId: string, id: string) =>
     db.selectFrom('webhook_deliveries').selectAll().where('tenant_id', '=', tenantId).where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst(),

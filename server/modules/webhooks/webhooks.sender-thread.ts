@@ -1,14 +1,19 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDb } from '../../db/connection.js';
+import { ChangeConsumers } from '../../db/consumers.js';
 import { systemClock } from '../../shared/clock.js';
+import { WEBHOOK_CONSUMER, webhooksConsumer } from './webhooks.consumer.js';
 import { DeliveryWorker } from './webhooks.delivery.js';
 import { sendDelivery, systemResolver, type SendNet } from './webhooks.outbound.js';
+import { webhooksRepository } from './webhooks.repository.js';
 import type { FromThread, SenderThreadData, ToThread } from './webhooks.thread.js';
 
 /**
- * The sender thread (webhooks.thread.ts): the delivery queue's worker on its own pool. Started by
- * ThreadSender with SenderThreadData; answers `run` with `ran`, reports errors to the main thread's
- * log, and on `close` finishes the attempts in flight, closes its pool and exits.
+ * The sender thread (webhooks.thread.ts): the delivery queue's worker and the webhooks change-log
+ * consumer on their own pool. Started by ThreadSender with SenderThreadData; runs the consumer for
+ * the tenants the main thread's commits wake (`consume`; and its own sweep), answers `run` with
+ * `ran`, reports errors to the main thread's log, and on `close` finishes the batch and attempts in
+ * flight, closes its pool and exits.
  */
 const port = parentPort;
 if (!port) throw new Error('webhooks.sender-thread: alleen als worker thread te starten');
@@ -20,9 +25,39 @@ const handle = openDb({ ...data.connection, pgPoolSize: 3 });
 const net: SendNet = { resolve: systemResolver, timeoutMs: data.timeoutMs, allowPrivate: data.allowPrivate };
 const worker = new DeliveryWorker({ db: handle.db, dialect: handle.dialect, clock: systemClock, send: (d, hook, signal) => sendDelivery(d, hook, net, signal), onError: report });
 
+/** The main thread's subscription epoch as of the last wake-up received (see webhooks.consumer.ts `mark`). */
+let epoch = 0;
+const slugs = new Map<string, string>();
+let bound = false;
+const consumers = new ChangeConsumers({ db: handle.db, dialect: handle.dialect, clock: systemClock, node: `webhooks-thread-${process.pid}`, onError: report });
+consumers.register(
+  webhooksConsumer({
+    clock: systemClock,
+    role: data.role,
+    slugOf: async (tenantId, trx) => {
+      let slug = slugs.get(tenantId);
+      if (slug === undefined) {
+        slug = (await trx.selectFrom('tenants').select('slug').where('id', '=', tenantId).executeTakeFirst())?.slug ?? '';
+        slugs.set(tenantId, slug);
+      }
+      return slug;
+    },
+    bound: async (trx) => bound || (bound = await webhooksRepository.boundToCloud(trx)),
+    mark: () => epoch,
+    subscribed: (tenantId, events, seen) => send({ type: 'subscribed', tenantId, events: [...events], epoch: seen }),
+    kick: () => worker.kick(),
+  }),
+);
+// Cursors left behind (a wake-up lost with a thread that died): as the main thread's consumers plugin.
+const sweep = setInterval(() => void consumers.sweep(), 30_000);
+sweep.unref();
+
 port.on('message', (m: ToThread) => {
   if (m.type === 'kick') worker.kick();
-  else if (m.type === 'run') {
+  else if (m.type === 'consume') {
+    epoch = Math.max(epoch, m.epoch);
+    consumers.wake(WEBHOOK_CONSUMER, m.tenantId, m.late);
+  } else if (m.type === 'run') {
     worker.runDue().then(
       (attempts) => send({ type: 'ran', id: m.id, attempts }),
       (err: unknown) => {
@@ -32,6 +67,8 @@ port.on('message', (m: ToThread) => {
     );
   } else if (m.type === 'close') {
     void (async () => {
+      clearInterval(sweep);
+      await consumers.close();
       await worker.close();
       await handle.close().catch(report);
       send({ type: 'closed' });

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Role } from '../../shared/role.js';
-import type { ChangeLog, ChangeRecord } from '../../db/change-log.js';
+import type { ChangeLog } from '../../db/change-log.js';
 import type { ChangeConsumer } from '../../db/consumers.js';
 import type { Db, Dialect, Tx } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
@@ -8,7 +8,8 @@ import { conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { DeliveryWorker, type Timers } from './webhooks.delivery.js';
-import { eventOf, isWebhookEvent } from './webhooks.payloads.js';
+import { isWebhookEvent } from './webhooks.payloads.js';
+import { WEBHOOK_CONSUMER, webhooksConsumer } from './webhooks.consumer.js';
 import { MANAGED_IN_CLOUD } from '../apikeys/apikeys.service.js';
 import { AddressNotFound, AddressRefused, resolveChecked, sendDelivery, systemResolver, type SendNet } from './webhooks.outbound.js';
 import { ThreadSender, type Sender } from './webhooks.thread.js';
@@ -27,7 +28,7 @@ import {
   type WebhookRecord,
 } from './webhooks.schemas.js';
 
-export const WEBHOOK_CONSUMER = 'webhooks';
+export { WEBHOOK_CONSUMER };
 
 export const newWebhookSecret = (): string => `whsec_${crypto.randomBytes(32).toString('hex')}`;
 
@@ -161,23 +162,16 @@ export function createWebhooksService(deps: WebhooksDeps) {
    * never hold up the requests and sync pushes this process serves. Tests that do not listen drive
    * `worker` by hand either way.
    */
-  const sender: Sender = config.webhookSender === 'thread' && deps.connection ? new ThreadSender({ connection: deps.connection, allowPrivate: net.allowPrivate, timeoutMs: net.timeoutMs, fallback: worker, onError }) : worker;
+  const sender: Sender = config.webhookSender === 'thread' && deps.connection ? new ThreadSender({ connection: deps.connection, allowPrivate: net.allowPrivate, timeoutMs: net.timeoutMs, role: config.role, fallback: worker, onError }) : worker;
 
   /**
-   * The change-log consumer (server/db/consumers.ts): for each webhook event in the batch, one
-   * delivery row per live subscription of the event, in the transaction that advances the cursor
-   * (exactly once per node; unique per (webhook, event key) across re-handled batches and events
-   * that travelled through sync). A subscription gets the events its node sees after it was
-   * created (event time), never older history.
-   */
-  /** Batches whose `handle` queued deliveries, until their `afterCommit` (the same array object). */
-  const queued = new WeakSet<ChangeRecord[]>();
-  /**
-   * Per tenant, the event types its live subscriptions receive, as `handle` last read them; for
-   * `wants` only. A tenant not in the map is unknown (wanted). Any committed change of a webhook
-   * (created, deleted, rotated, synced in) and any commit of another node forget the tenant, and a
-   * read that such a forget overtook is not stored (`epoch`). A stale entry can only make a
-   * delivery late by the consumers' `lateMs` (1 s): the late batch reads the subscriptions again.
+   * Per tenant, the event types its live subscriptions receive, as the consumer's batches last read
+   * them (here or in the sender thread); for `wants` only. A tenant not in the map is unknown
+   * (wanted). Any committed change of a webhook (created, deleted, rotated, synced in) and any commit
+   * of another node forget the tenant, and a read that such a forget overtook is not stored
+   * (`epoch`: taken before the read, here or sent along with the wake-up to the thread). A stale entry
+   * can only make a delivery late by the consumers' `lateMs` (1 s): the late batch reads the
+   * subscriptions again.
    */
   const subscribed = new Map<string, ReadonlySet<string>>();
   let epoch = 0;
@@ -185,13 +179,23 @@ export function createWebhooksService(deps: WebhooksDeps) {
     epoch++;
     subscribed.delete(tenantId);
   };
+  const noteSubscribed = (tenantId: string, events: ReadonlySet<string>, seen: number) => {
+    if (seen === epoch) subscribed.set(tenantId, events);
+  };
   changes.on('committed', (tenantId, records) => {
     if (records.some((r) => r.entity === 'webhook')) forget(tenantId);
   });
   changes.on('remote', (tenantId) => forget(tenantId));
-  const consumer: ChangeConsumer = {
-    name: WEBHOOK_CONSUMER,
-    batchSize: 500,
+  if (sender instanceof ThreadSender) sender.onSubscribed = noteSubscribed;
+  /** The change-log consumer (webhooks.consumer.ts); while the sender thread runs, its wake-ups go there (`forward`). */
+  const consumer: ChangeConsumer = webhooksConsumer({
+    clock,
+    role: config.role,
+    slugOf,
+    bound: async (trx) => bound || (bound = await webhooksRepository.boundToCloud(trx)),
+    mark: () => epoch,
+    subscribed: noteSubscribed,
+    kick: () => sender.kick(),
     /**
      * Only an event some live subscription of the tenant receives wakes the consumer at once; the
      * rest (every other staff write, or all of them on an appliance bound to a cloud, or one without
@@ -199,61 +203,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
      * every commit (bench/README.md "The order path, session 11").
      */
     wants: (c) => !bound && isWebhookEvent(c.kind) && (subscribed.get(c.tenant_id)?.has(c.kind) ?? true),
-    async handle(batch: ChangeRecord[], { trx, tenantId }) {
-      // An appliance whose database is bound to a cloud sends nothing, also when it was started
-      // without CLOUD_URL (run offline on purpose): the cloud sends its events once they sync.
-      if (config.role === 'local' && (bound || (bound = await webhooksRepository.boundToCloud(trx)))) return;
-      const events = batch.flatMap((c) => {
-        const e = eventOf(c);
-        return e ? [{ change: c, event: e }] : [];
-      });
-      if (events.length === 0) return;
-      const seen = epoch;
-      const subs = (await webhooksRepository.list(trx, tenantId)).map((s) => ({ row: s, events: new Set(JSON.parse(s.events) as string[]) }));
-      if (seen === epoch) subscribed.set(tenantId, new Set(subs.flatMap((s) => [...s.events])));
-      if (subs.length === 0) return;
-      const tenant = { id: tenantId, slug: await slugOf(tenantId, trx) };
-      const now = clock.now().toISOString();
-      const rows: DeliveryRow[] = [];
-      for (const { change, event } of events) {
-        const targets = subs.filter((s) => s.events.has(event.type) && change.created_at >= s.row.created_at);
-        if (targets.length === 0) continue;
-        const body: WebhookEventBody = { id: change.op_id, type: event.type, created_at: change.created_at, tenant, data: event.data };
-        const bytes = JSON.stringify(body);
-        for (const s of targets) {
-          rows.push({
-            id: newId(),
-            tenant_id: tenantId,
-            webhook_id: s.row.id,
-            event_id: change.op_id,
-            event_key: event.key,
-            event_type: event.type,
-            body: bytes,
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: now,
-            lock_token: null,
-            locked_until: null,
-            last_attempt_at: null,
-            last_status_code: null,
-            last_error: null,
-            delivered_at: null,
-            created_at: now,
-            updated_at: now,
-          });
-        }
-      }
-      if (rows.length) {
-        await webhooksRepository.enqueue(trx, rows);
-        queued.add(batch);
-      }
-    },
-    // Only a batch that queued deliveries wakes the sender (its claim is a write of its own); a
-    // delivery that is due later (a retry) has the sender's own timer.
-    afterCommit(batch) {
-      if (queued.delete(batch)) sender.kick();
-    },
-  };
+    forward: sender instanceof ThreadSender ? (tenantId, late) => (sender as ThreadSender).consume(tenantId, late, epoch) : undefined,
+  });
 
   async function liveWebhook(exec: Db | Tx, tenantId: string, id: string): Promise<SubscriptionRow> {
     const row = await webhooksRepository.find(exec, tenantId, id);

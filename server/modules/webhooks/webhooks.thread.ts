@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OpenDbOptions } from '../../db/connection.js';
+import type { Role } from '../../shared/role.js';
 
 /** How long close() lets the thread finish its bookkeeping before it is terminated (the cloud exits within 2 s of SIGTERM). */
 export const CLOSE_MS = 1000;
@@ -21,10 +22,22 @@ export interface SenderThreadData {
   connection: OpenDbOptions;
   allowPrivate: boolean;
   timeoutMs: number;
+  /** The node's role (the consumer sends nothing on an appliance bound to a cloud). */
+  role: Role;
 }
 
-export type ToThread = { type: 'kick' } | { type: 'run'; id: number } | { type: 'close' };
-export type FromThread = { type: 'ran'; id: number; attempts: number } | { type: 'error'; message: string; stack?: string } | { type: 'closed' };
+/**
+ * `consume`: a commit (or the sweep) woke the webhooks consumer for the tenant; `late` when none of
+ * the changes is one it wants (server/db/consumers.ts), `epoch` the main thread's subscription epoch
+ * at that moment (handed back with `subscribed`).
+ */
+export type ToThread = { type: 'kick' } | { type: 'run'; id: number } | { type: 'close' } | { type: 'consume'; tenantId: string; late: boolean; epoch: number };
+/** `subscribed`: a consumer batch in the thread read the tenant's subscriptions (their event types), after wake-ups up to `epoch`. */
+export type FromThread =
+  | { type: 'ran'; id: number; attempts: number }
+  | { type: 'error'; message: string; stack?: string }
+  | { type: 'closed' }
+  | { type: 'subscribed'; tenantId: string; events: string[]; epoch: number };
 
 export interface ThreadSenderOptions extends SenderThreadData {
   /** What runs the queue while the thread does not (before `start`, between a crash and its restart): the inline worker. */
@@ -70,6 +83,8 @@ export class ThreadSender implements Sender {
   private readonly waiting = new Map<number, (attempts: number) => void>();
   private restartTimer: NodeJS.Timeout | null = null;
   private exited: Promise<void> | null = null;
+  /** The event types a consumer batch in the thread read for a tenant (the service's `wants` cache). */
+  onSubscribed: ((tenantId: string, events: ReadonlySet<string>, seen: number) => void) | null = null;
 
   constructor(private readonly opts: ThreadSenderOptions) {}
 
@@ -80,7 +95,7 @@ export class ThreadSender implements Sender {
 
   start(): void {
     if (this.thread || this.closed) return;
-    const data: SenderThreadData = { connection: this.opts.connection, allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs };
+    const data: SenderThreadData = { connection: this.opts.connection, allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs, role: this.opts.role };
     let thread: Worker;
     try {
       const entry = threadEntry();
@@ -100,6 +115,8 @@ export class ThreadSender implements Sender {
         this.waiting.delete(m.id);
       } else if (m.type === 'error') {
         this.opts.onError(Object.assign(new Error(m.message), { stack: m.stack }));
+      } else if (m.type === 'subscribed') {
+        this.onSubscribed?.(m.tenantId, new Set(m.events), m.epoch);
       }
     });
     thread.on('error', (err) => this.opts.onError(err));
@@ -121,6 +138,17 @@ export class ThreadSender implements Sender {
   kick(): void {
     if (this.thread) this.post({ type: 'kick' });
     else this.opts.fallback.kick();
+  }
+
+  /**
+   * The webhooks consumer's wake-up for a tenant (ChangeConsumer.forward): run in the thread, which
+   * reads the changes, builds the event bodies and inserts the deliveries on its own pool, and kicks
+   * its own sender after the commit. False without a thread: the caller runs the consumer itself.
+   */
+  consume(tenantId: string, late: boolean, epoch: number): boolean {
+    if (!this.thread) return false;
+    this.post({ type: 'consume', tenantId, late, epoch });
+    return true;
   }
 
   /** A pass, awaited: the number of attempts made (in the thread; without a thread: in the fallback). */

@@ -42,6 +42,8 @@ describe('webhook sender thread', () => {
     const sender = t.services.webhooks.sender as ThreadSender;
     // Not listening yet: the inline worker is in charge.
     expect(sender.running).toBe(false);
+    // The consumer batch of the webhook's own commit ran here, on the main thread (nothing listens yet).
+    await t.app.consumers.idle();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     expect(sender.running).toBe(true);
     // From here the inline worker is not asked to do anything while the thread runs.
@@ -72,6 +74,11 @@ describe('webhook sender thread', () => {
     // The attempt came from the thread, which recorded it.
     expect(inlineCalls).toBe(0);
     await until(async () => (await webhooksRepository.listDeliveries(t.handle.db, r.id, hook.id, 'delivered', 10, 0)).length === 1, 5000, 'the delivery recorded');
+    // The change-log consumer that queued it ran in the thread as well (its own pool; bench/README.md
+    // "Sync catch-up, session 12"): the main thread only handed the commit's wake-up over.
+    const cursor = () => t.handle.db.selectFrom('change_consumers').select(['node', 'last_seq']).where('consumer', '=', 'webhooks').where('tenant_id', '=', r.id).executeTakeFirstOrThrow();
+    expect((await cursor()).node).toMatch(/^webhooks-thread-/);
+    expect(Number((await cursor()).last_seq)).toBe(await t.changes.lastSeq(r.id));
 
     // Kill the thread: it comes back by itself, and the order taken meanwhile is still delivered (once).
     const thread = sender['thread']!;
@@ -83,6 +90,8 @@ describe('webhook sender thread', () => {
     await until(() => sender.running, 5000, 'the restarted thread');
     const ids = rx.requests.map((q) => q.headers['x-service-delivery']);
     expect(new Set(ids).size).toBe(ids.length);
+    // One delivery per order, each once, whichever thread's consumer queued it.
+    expect(rx.requests.map((q) => q.body.data.order.id).filter((id) => id === first || id === second).sort()).toEqual([first, second].sort());
 
     await t.app.close();
     expect(sender.running).toBe(false);

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { insertRows, insertRowsReturning } from '../../../server/db/bulk.js';
+import { appendChanges, appendChangesLocked } from '../../../server/db/change-log.js';
+import { createTestApp } from '../../helpers/app.js';
+import { lane } from '../../helpers/db.js';
+
+/**
+ * insertRows (server/db/bulk.ts): multi-row inserts written without Kysely's builder (one json
+ * parameter per statement on PostgreSQL, SQL text kept per shape on SQLite) must store exactly what
+ * `insertInto(table).values(rows)` stores, with the same conflict handling and counts.
+ */
+describe(`insertRows: the rows Kysely's insert would write (${lane})`, () => {
+  it('inserts many rows in few statements, skips or overwrites on conflict, returns what it inserted; odd rows go through Kysely', async () => {
+    const t = await createTestApp();
+    const r = await t.seedTenant();
+    const db = t.handle.db;
+    const now = new Date().toISOString();
+    const row = (i: number, name = `Categorie ${i}`) => ({ id: `cat-bulk-${String(i).padStart(4, '0')}`, tenant_id: r.id, name, position: i, created_at: now, updated_at: now });
+    const rows = Array.from({ length: 1234 }, (_, i) => row(i, i === 7 ? `Quote " en ' en \\ en ☕ en \u00e9` : `Categorie ${i}`));
+    expect(await insertRows(db, 'categories', rows)).toBe(1234);
+    const stored = await db.selectFrom('categories').select(['id', 'tenant_id', 'name', 'position', 'created_at', 'updated_at']).where('id', 'like', 'cat-bulk-%').orderBy('id').execute();
+    expect(stored).toEqual(rows);
+    // Conflict: do nothing (counts only the new rows); do update (overwrites the given columns only).
+    const again = [row(5, 'anders'), row(1234), row(1235)];
+    expect(await insertRows(db, 'categories', again, { columns: ['id'], action: 'nothing' })).toBe(2);
+    expect((await db.selectFrom('categories').select('name').where('id', '=', row(5).id).executeTakeFirstOrThrow()).name).toBe('Categorie 5');
+    await db.transaction().execute(async (trx) => {
+      const res = await insertRowsReturning(trx, 'categories', [row(5, 'anders'), row(1236)], { columns: ['id'], action: 'update', set: ['name'] }, 'id');
+      expect(res.affected).toBe(2);
+      expect([...res.returned].sort()).toEqual([row(5).id, row(1236).id]);
+    });
+    expect((await db.selectFrom('categories').select(['name', 'position']).where('id', '=', row(5).id).executeTakeFirstOrThrow())).toEqual({ name: 'anders', position: 5 });
+    const skipped = await insertRowsReturning(db, 'categories', [row(1), row(1237)], { columns: ['id'], action: 'nothing' }, 'id');
+    expect(skipped.returned).toEqual([row(1237).id]);
+    // Rows of differing columns (one with a course, one without) take Kysely's path, same result.
+    expect(await insertRows(db, 'categories', [{ ...row(1239), course: 2 }, row(1238)])).toBe(2);
+    const courses = await db.selectFrom('categories').select(['id', 'course']).where('id', 'in', [row(1238).id, row(1239).id]).orderBy('id').execute();
+    expect(courses).toEqual([{ id: row(1238).id, course: null }, { id: row(1239).id, course: 2 }]);
+    // A failing row fails the statement (a plain insert's unique violation, no conflict clause).
+    await expect(insertRows(db, 'categories', [row(1240), row(1)])).rejects.toThrow();
+    expect(await db.selectFrom('categories').select('id').where('id', '=', row(1240).id).executeTakeFirst()).toBeUndefined();
+  });
+
+  it('the change log: consecutive seqs in the given order, payloads as JSON text, in one statement on PostgreSQL', async () => {
+    const t = await createTestApp();
+    const r = await t.seedTenant();
+    const db = t.handle.db;
+    const before = await t.changes.lastSeq(r.id);
+    const changes = Array.from({ length: 777 }, (_, i) => ({ entity: 'bench', entityId: `e${i}`, kind: 'bench.made', payload: { i, tekst: i % 2 ? 'één' : null } }));
+    const append = lane === 'postgres' ? appendChangesLocked : appendChanges;
+    const records = await db.transaction().execute((trx) => append(trx, r.id, 'cloud', '2026-11-28T12:00:00.000Z', changes));
+    expect(records.map((c) => c.seq)).toEqual(changes.map((_, i) => before + 1 + i));
+    const stored = await db.selectFrom('change_log').select(['seq', 'entity_id', 'payload', 'origin', 'created_at']).where('tenant_id', '=', r.id).where('entity', '=', 'bench').orderBy('seq').execute();
+    expect(stored.map((s) => [Number(s.seq), s.entity_id, JSON.parse(s.payload)])).toEqual(changes.map((c, i) => [before + 1 + i, c.entityId, c.payload]));
+    expect(new Set(stored.map((s) => `${s.origin} ${s.created_at}`))).toEqual(new Set(['cloud 2026-11-28T12:00:00.000Z']));
+    expect(await t.changes.lastSeq(r.id)).toBe(before + 777);
+  });
+});
