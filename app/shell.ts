@@ -26,6 +26,8 @@ export interface AppLike {
   on(event: 'before-quit', listener: (event: QuitEvent) => void): unknown;
   quit(): void;
   exit(code?: number): void;
+  /** Chromium's command line (Electron `app.commandLine`): switches for the processes Electron starts. */
+  commandLine?: { appendSwitch(name: string, value?: string): void };
 }
 
 export interface WindowLike {
@@ -95,6 +97,15 @@ export interface Shell {
 
 export const WINDOW_TITLE = 'Restaurant service';
 
+/**
+ * V8's memory flags for the long-running processes (issue 29 point 4; bench/README.md "session 12"):
+ * a young generation of 2 MiB semi-spaces instead of up to 16 MiB, and an old generation that grows
+ * by 20 % instead of V8's own factor, so transient garbage (sync pages, compiled statements) is
+ * collected before the heap grows over it. `npm start` runs node with them (package.json; a test
+ * keeps the two the same).
+ */
+export const V8_MEMORY_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=20'] as const;
+
 /** The configuration the desktop app runs with: the environment, with data and logs in the user's folder. */
 export function shellConfig(userData: string, env: NodeJS.ProcessEnv = process.env): Config {
   return loadConfig({ ...env, ROLE: 'local', DATA_DIR: env.DATA_DIR ?? path.join(userData, 'data'), LOG_FILE: env.LOG_FILE ?? path.join(userData, 'logs', 'server.log') });
@@ -127,6 +138,9 @@ export async function addressPage(url: string): Promise<string> {
 
 export async function runShell(electron: ElectronLike, deps: ShellDeps): Promise<Shell> {
   const { app } = electron;
+  // The window (a renderer process) gets the memory flags; Electron reads `js-flags` for its main
+  // process, where the server runs, only from the command line it was launched with (app/main.ts).
+  app.commandLine?.appendSwitch('js-flags', V8_MEMORY_FLAGS.join(' '));
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   const shell: Shell = { state: 'running', refreshStatus: async () => '', backupNow: async () => '', closed };

@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/orders.bench.ts            # BENCH_DURATION=10 BENCH_WARMUP=2 BENCH_CONNECTIONS=10
  *   BENCH_CPU_PROF=/tmp/prof npx tsx bench/orders.bench.ts   # .cpuprofile of the appliance child
+ *   BENCH_APPLIANCE_NODE_OPTIONS="--max-semi-space-size=2 --heap-growing-percent=20" npx tsx bench/orders.bench.ts   # flags for the appliance children
  */
 import autocannon from 'autocannon';
 import { pathToFileURL } from 'node:url';
@@ -88,7 +89,9 @@ export async function runOrdersBench(o: OrdersBenchOptions = defaultOptions()): 
   const results: Measurement[] = [];
   try {
     for (const v of VARIANTS.filter((x) => x.server !== 'what-if' || process.env.BENCH_WHATIF !== '0')) {
-      const execArgv = v.server === 'appliance' && o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
+      // BENCH_APPLIANCE_NODE_OPTIONS: node/V8 flags for the appliance children only (e.g. npm start's memory flags).
+      const applianceFlags = v.kind === 'appliance' ? (process.env.BENCH_APPLIANCE_NODE_OPTIONS ?? '').split(' ').filter(Boolean) : [];
+      const execArgv = [...(v.server === 'appliance' && o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : []), ...applianceFlags];
       const s = await startServer(v.kind, { env: { ...template.env, ...v.env }, execArgv });
       try {
         const endpoints = v.kind === 'hello' ? (['hello'] as const) : (['GET /orders/live', 'POST /orders'] as const);

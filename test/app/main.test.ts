@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { runShell, type ElectronLike, type MenuItemSpec, type QuitEvent } from '../../app/shell.js';
+import { runShell, V8_MEMORY_FLAGS, type ElectronLike, type MenuItemSpec, type QuitEvent } from '../../app/shell.js';
 import { start as realStart } from '../../server/main.js';
 import type { Config } from '../../server/config.js';
 import { lane } from '../helpers/db.js';
@@ -45,6 +45,8 @@ class FakeApp extends EventEmitter {
   exit(code = 0) {
     this.exitCode = code;
   }
+  switches: Array<[string, string | undefined]> = [];
+  commandLine = { appendSwitch: (name: string, value?: string) => void this.switches.push([name, value]) };
 }
 
 class FakeWindow extends EventEmitter {
@@ -139,6 +141,8 @@ describe.runIf(lane === 'sqlite')('desktop shell (app/shell.ts with a fake elect
     onTestFinished(() => shell.server?.close());
     expect(shell.state).toBe('running');
 
+    // V8's memory flags for the processes Electron starts (the window), the same as `npm start`'s.
+    expect(app.switches).toEqual([['js-flags', V8_MEMORY_FLAGS.join(' ')]]);
     // The server runs in-process with its data in the user's folder, without process signal handlers.
     expect(start).toHaveBeenCalledTimes(1);
     expect(start.mock.calls[0]![1]).toEqual({ handleSignals: false });

@@ -9,6 +9,7 @@ import { migrateToLatest } from '../../server/db/connection.js';
 import { migrations } from '../../server/db/migrations/index.js';
 import { freshDb, lane } from '../helpers/db.js';
 import { baseEnv, ROOT, tempDataDir } from '../helpers/process.js';
+import { V8_MEMORY_FLAGS } from '../../app/shell.js';
 
 const run = promisify(execFile);
 
@@ -47,6 +48,19 @@ describe(`the start (issue 29 point 5, ${lane})`, () => {
     const back = (await sql<{ name: string }>`select name from ${table}`.execute(t.handle.db)).rows.some((r) => r.name === last);
     // Applied again, or refused because its changes are there already: either way not skipped silently.
     expect(outcome === 'refused' || back).toBe(true);
+  });
+
+  it('`npm start` runs node with the memory flags the desktop shell gives its window, and node honours them (issue 29 point 4)', async () => {
+    if (lane !== 'sqlite') return; // processes, not the database
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    expect(pkg.scripts.start.split(/\s+/)).toEqual(['node', '--enable-source-maps', ...V8_MEMORY_FLAGS, 'scripts/start.mjs']);
+    // Short-lived garbage: V8 grows its young generation up to its semi-space limit (default 16 MiB a semi-space).
+    const probe = `let keep; for (let i = 0; i < 3e6; i++) keep = { i, s: 'x' + i }; const v8 = require('v8'); console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)`;
+    const limit = Number(/--max-semi-space-size=(\d+)/.exec(V8_MEMORY_FLAGS.join(' '))![1]) * 2 ** 20;
+    const flagged = Number((await run(process.execPath, [...V8_MEMORY_FLAGS, '-e', probe])).stdout);
+    const plain = Number((await run(process.execPath, ['-e', probe])).stdout);
+    expect(flagged).toBeLessThanOrEqual(2 * limit);
+    expect(plain).toBeGreaterThan(2 * limit);
   });
 
   it('the build skips an up-to-date dist/; the server is one bundled file that migrates, serves its static folders and answers /health, and the sender thread runs from its bundle', async () => {
