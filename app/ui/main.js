@@ -1,7 +1,7 @@
 // Staff app (issue 14): Preact + htm as plain ES modules, no build step. One file per screen
 // (screens/ for the floor and the kitchen, admin/ for the back office), loaded when first opened.
 // Everything comes from this server: its own files, /app/vendor/ (node_modules) and socket.io.
-import { html, render, useEffect, useState } from './lib/html.js';
+import { html, render, useEffect, useRef, useState } from './lib/html.js';
 import { get, post, setOnExpired } from './lib/api.js';
 import { connect, disconnect, useLive } from './lib/live.js';
 import { go, useRoute } from './lib/router.js';
@@ -10,6 +10,7 @@ import { forgetReads, forgetSession, lastSession, rememberSession, unreachable }
 import { OfflineBanners, OutboxBadge, useConnection, useStaleMark } from './lib/offline-ui.js';
 import { flush, refresh } from './lib/outbox.js';
 import { startApp } from './lib/pwa.js';
+import { stackTables } from './lib/stack-tables.js';
 import Login from './screens/login.js';
 
 /** Every screen: where it lives, who sees it. `nav: false` screens are reached from other screens (`parent`: the entry lit in the navigation meanwhile). */
@@ -73,11 +74,56 @@ function Indicators() {
   </div>`;
 }
 
-function Nav({ path, admin }) {
+/** Narrower than a landscape tablet: the menu folds away behind the top bar's "Menu" button. */
+const NARROW = '(max-width: 900px)';
+
+/**
+ * The screens' menu. On a landscape tablet a column on the left, always there. From 900 px down (a
+ * portrait tablet, a phone) it is closed behind the top bar's "Menu" button (aria-expanded) and opens
+ * as a panel over the screen: the focus goes to the current screen's entry; Escape closes it and gives
+ * the focus back to the button; choosing a screen, tapping beside it, or tabbing out of it closes it.
+ */
+function Nav({ path, admin, open, onClose }) {
   const items = SCREENS.filter((x) => x.nav !== false && (!x.admin || admin));
-  return html`<nav class="nav" aria-label="Schermen">
-    ${items.map((x) => html`<a href=${`#${x.path}`} class=${path === x.path ? 'active' : ''} aria-current=${path === x.path ? 'page' : null}>${x.label}</a>`)}
-  </nav>`;
+  const ref = useRef(/** @type {HTMLElement|null} */ (null));
+  useEffect(() => {
+    const nav = ref.current;
+    if (!open || !nav) return;
+    /** @type {HTMLElement|null} */ (nav.querySelector('[aria-current="page"]') ?? nav.querySelector('a'))?.focus();
+    const onKey = (/** @type {KeyboardEvent} */ e) => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      onClose('button');
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
+  /** Tab or Shift+Tab past its first or last entry (to anything but the Menu button, which toggles it itself). */
+  const onFocusOut = (/** @type {FocusEvent} */ e) => {
+    const to = /** @type {Node|null} */ (e.relatedTarget);
+    if (open && to && !ref.current?.contains(to) && !(to instanceof Element && to.id === 'menu-button')) onClose('');
+  };
+  return html`<nav class=${`nav${open ? ' open' : ''}`} id="nav" aria-label="Schermen" ref=${ref} onFocusOut=${onFocusOut}>
+    ${items.map((x) => html`<a href=${`#${x.path}`} class=${path === x.path ? 'active' : ''} aria-current=${path === x.path ? 'page' : null} onClick=${() => open && onClose('main')}>${x.label}</a>`)}
+  </nav>
+  ${open ? html`<div class="nav-backdrop" onClick=${() => onClose('button')}></div>` : null}`;
+}
+
+/** Whether the menu is open (only ever on a narrow screen), and closing it with the focus put where it belongs. */
+function useMenu() {
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    const mq = matchMedia(NARROW);
+    const wide = () => !mq.matches && setOpen(false);
+    mq.addEventListener('change', wide);
+    return () => mq.removeEventListener('change', wide);
+  }, []);
+  /** @param {'button'|'main'|''} focus where the focus goes: back to the Menu button, to the screen just chosen, or where it went. */
+  const close = (focus) => {
+    setOpen(false);
+    if (focus) document.getElementById(focus === 'button' ? 'menu-button' : 'main')?.focus({ preventScroll: true });
+  };
+  return { open, toggle: () => setOpen((o) => !o), close };
 }
 
 /** Loads a screen's module the first time it is opened; one that could not load is tried again when the server is back. */
@@ -122,6 +168,9 @@ function App() {
   useLive(['sync:status'], (st) => setStore({ sync: { status: st, at: Date.now() } }));
   useConnection();
   const stale = useStaleMark();
+  const menu = useMenu();
+  // Another screen (chosen, the back button, a link in a screen): the menu closes.
+  useEffect(() => menu.close(''), [route.path]);
   useEffect(() => {
     const t = setInterval(() => store.session && void loadSync(), 60_000);
     const vis = () => document.visibilityState === 'visible' && store.session && void loadSync();
@@ -144,12 +193,13 @@ function App() {
     <${SyncBanner} />
     <${OfflineBanners} />
     <header class="topbar">
-      <div class="who"><strong id="tenant-name">${s.session.tenant.name}</strong> <span id="user-name">${s.session.user.name}</span>${admin ? html` <span id="role-badge" class="badge">beheerder</span>` : null}</div>
+      <button type="button" id="menu-button" class="menu-button" aria-expanded=${menu.open ? 'true' : 'false'} aria-controls="nav" onClick=${menu.toggle}><span class="menu-icon" aria-hidden="true"></span>Menu</button>
+      <div class="who" title=${`${s.session.tenant.name} · ${s.session.user.name}`}><strong id="tenant-name">${s.session.tenant.name}</strong> <span class="who-user"><span id="user-name">${s.session.user.name}</span>${admin ? html` <span id="role-badge" class="badge">beheerder</span>` : null}</span></div>
       <${Indicators} />
       <button type="button" id="logout" onClick=${logout}>Uitloggen</button>
     </header>
-    <${Nav} path=${screen.parent ?? screen.path} admin=${admin} />
-    <main class=${`content${stale ? ' stale' : ''}`}><${Lazy} screen=${screen} query=${route.query} /></main>
+    <${Nav} path=${screen.parent ?? screen.path} admin=${admin} open=${menu.open} onClose=${menu.close} />
+    <main class=${`content${stale ? ' stale' : ''}`} id="main" tabindex="-1"><${Lazy} screen=${screen} query=${route.query} /></main>
     ${s.toast ? html`<div id="toast" class="toast" role="status">${s.toast}</div>` : null}
   </div>`;
 }
@@ -192,5 +242,7 @@ async function logout() {
     if (last) await enter(last);
     else setStore({ session: null });
   }
+  // Every table on a phone as cards (lib/stack-tables.js): its cells learn their columns' names; dialogs have roots of their own in the body.
+  stackTables(document.body);
   render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById('root')));
 })();

@@ -137,7 +137,7 @@ export default function DayClose() {
             <thead><tr><th scope="col">Nr.</th><th scope="col">Bedrijfsdag</th><th class="num" scope="col">Omzet</th><th class="num" scope="col">Contant verwacht</th><th class="num" scope="col">Geteld</th><th class="num" scope="col">Verschil</th><th scope="col">Afgesloten</th><th scope="col">Stukken</th></tr></thead>
             <tbody>${closes.data.data.map(
               (c) => html`<tr data-close=${c.number}>
-                <td>${c.number}</td><td>${shortDay(c.business_date)}</td><td class="num">${euro(c.orders.gross_cents)}</td><td class="num">${euro(c.cash_expected_cents)}</td><td class="num">${euro(c.cash_counted_cents)}</td>
+                <td><span class="stack-only">Nr. </span>${c.number}</td><td>${shortDay(c.business_date)}</td><td class="num">${euro(c.orders.gross_cents)}</td><td class="num">${euro(c.cash_expected_cents)}</td><td class="num">${euro(c.cash_counted_cents)}</td>
                 <td class="num"><span class="difference" data-sign=${signOf(c.cash_difference_cents)}>${differenceText(c.cash_difference_cents)}</span></td>
                 <td>${dateTime(c.closed_at)}${c.forced ? html` <span class="pill pill-waarschuwing">met voorrang</span>` : null}</td><td>${links(c)}</td>
               </tr>`,
