@@ -4,6 +4,7 @@ import { insertRows, isWellFormedText, wellFormedRow } from './bulk.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { Db, Executor, Tx } from './connection.js';
+import { prepared } from './prepared.js';
 
 /**
  * The one write path (ARCHITECTURE §3). Every domain write runs inside `ChangeLog.write`, which
@@ -243,17 +244,24 @@ export async function appendChange(
   return record!;
 }
 
-/** Appends changes with one seq allocation for all (under the tenant's row lock), rows inserted 50 at a time. */
+/**
+ * The seq allocation of appendChanges, built and compiled once (db/prepared.ts): every staff write
+ * runs it (the rows go through db/bulk.ts insertRows). `k` twice: a prepared argument is bound once.
+ */
+const allocateSeqs = prepared((db, tenantId: string, k: number, k2: number) =>
+  db
+    .insertInto('change_seq')
+    .values({ tenant_id: tenantId, last_seq: k })
+    .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_seq: sql<number>`change_seq.last_seq + ${k2}` }))
+    .returning('last_seq'),
+);
+
+/** Appends changes with one seq allocation for all (under the tenant's row lock), the rows through insertRows. */
 export async function appendChanges(trx: Tx, tenantId: string, origin: string, now: string, changes: ChangeInput[]): Promise<ChangeRecord[]> {
   if (changes.length === 0) return [];
   const k = changes.length;
-  const { last_seq: last } = await trx
-    .insertInto('change_seq')
-    .values({ tenant_id: tenantId, last_seq: k })
-    .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_seq: sql<number>`change_seq.last_seq + ${k}` }))
-    .returning('last_seq')
-    .executeTakeFirstOrThrow();
-  const first = Number(last) - k + 1;
+  const [allocated] = await allocateSeqs(trx, tenantId, k, k);
+  const first = Number(allocated!.last_seq) - k + 1;
   const rows = unsequencedRows(tenantId, origin, now, changes);
   await insertRows(trx, 'change_log', rows.map((row, i) => ({ ...row, seq: first + i })));
   return recordsOf(rows, first, changes);

@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteAdapter, sql, type DatabaseInt
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
 import { guardedSqliteKysely } from './sqlite-guard.js';
+import { classify, TableWatch, type StatementEffect, type TableVersions } from './table-watch.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -44,6 +45,12 @@ export interface DbHandle {
   pgSchema?: string;
   /** PostgreSQL: how this handle was opened, so another thread can open its own pool on the same database and schema. */
   connection?: OpenDbOptions;
+  /**
+   * SQLite only: which tables may have changed (every statement of this handle is seen; another
+   * process's commits through `data_version`), for the per-tenant read caches (db/read-cache.ts).
+   * Undefined on PostgreSQL: those caches read through.
+   */
+  tables?: TableVersions;
   /** A cheap round trip, for /health. */
   ping(): Promise<boolean>;
   /** SQLite only: the whole database as bytes (better-sqlite3 `serialize()`), for `OpenDbOptions.sqliteImage`. */
@@ -90,19 +97,21 @@ function openSqliteImage(image: Buffer): SqliteDatabase.Database {
  * Kysely's SQLite driver prepares every query anew; an order runs a dozen statements, so reusing
  * prepared statements by SQL text saves real time per request (bench/README.md). better-sqlite3
  * statements run synchronously on the one connection, so sharing one between queries is safe.
- * Bounded: the least recently added statement goes first.
+ * Bounded: the least recently added statement goes first. Every statement's effect (which table it
+ * writes, a transaction's begin and end) is shown to `watch` just before it runs (db/table-watch.ts).
  */
-function withStatementCache(conn: SqliteDatabase.Database, max = 500) {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+function withStatementCache(conn: SqliteDatabase.Database, watch: TableWatch, max = 500) {
+  const cache = new Map<string, { st: SqliteDatabase.Statement; effect: StatementEffect }>();
   return {
     prepare(sqlText: string) {
-      let st = cache.get(sqlText);
-      if (!st) {
-        st = conn.prepare(sqlText);
+      let e = cache.get(sqlText);
+      if (!e) {
+        e = { st: conn.prepare(sqlText), effect: classify(sqlText) };
         if (cache.size >= max) cache.delete(cache.keys().next().value!);
-        cache.set(sqlText, st);
+        cache.set(sqlText, e);
       }
-      return st;
+      watch.seen(e.effect);
+      return e.st;
     },
     close: () => {
       cache.clear();
@@ -139,11 +148,14 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   }
   const file = opts.sqliteFile ?? ':memory:';
   const conn = opts.sqliteImage ? openSqliteImage(opts.sqliteImage) : openSqlite(file);
+  const dataVersion = conn.prepare('pragma data_version').pluck();
+  const tables = new TableWatch(() => dataVersion.get() as number);
   // One connection: a query that would wait for its own transaction throws instead of hanging (sqlite-guard.ts).
-  const db = guardedSqliteKysely<Database>({ database: withStatementCache(conn) });
+  const db = guardedSqliteKysely<Database>({ database: withStatementCache(conn, tables) });
   return {
     db,
     dialect: 'sqlite',
+    tables,
     // better-sqlite3's online backup API: pages copied in steps while writers go on; the copy is
     // the database as of one moment (SQLite restarts a step when a write changes copied pages).
     serialize: () => conn.serialize(),

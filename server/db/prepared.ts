@@ -3,7 +3,9 @@ import type { Executor } from './connection.js';
 
 /** What a prepared query takes: values, lists of values, rows (objects of values) or lists of rows. */
 type Scalar = string | number | null;
-type Row = Readonly<Record<string, unknown>>;
+/** A row: any object of column values (a table's interface too, which has no index signature). */
+type Row = object;
+const field = (r: Row, key: string): unknown => (r as Record<string, unknown>)[key];
 export type PreparedArg = Scalar | readonly Scalar[] | Row | readonly Row[];
 
 /** Where a compiled query's parameter comes from: a constant of the query, or a path into the call's arguments. */
@@ -46,7 +48,7 @@ export function prepared<A extends PreparedArg[], O>(build: (db: Executor, ...ar
       if ('value' in s) return s.value;
       const a = args[s.arg] as unknown;
       const v = s.index < 0 ? a : (a as readonly unknown[])[s.index];
-      return s.key === null ? v : (v as Row)[s.key];
+      return s.key === null ? v : field(v as Row, s.key);
     });
     const result = await db.executeQuery<O>({ ...(t.compiled as CompiledQuery<O>), parameters });
     return result.rows;
@@ -55,7 +57,7 @@ export function prepared<A extends PreparedArg[], O>(build: (db: Executor, ...ar
 
 const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A row's columns as Kysely writes them: an undefined value is no column. */
-const columnsOf = (r: Row): string[] => Object.keys(r).filter((k) => r[k] !== undefined);
+const columnsOf = (r: Row): string[] => Object.keys(r).filter((k) => field(r, k) !== undefined);
 
 /** Lists by length, rows by their columns (in order). */
 function shapeOf(args: readonly PreparedArg[]): string {

@@ -91,7 +91,7 @@ export function createServices(deps: CoreDeps) {
   const tenants = createTenantsService({ db, changes, users });
   const auth = createAuthService({ db, clock, changes, tenants: keys, users: users.credentials });
   const sync = createSyncService({ ...deps, registry: syncRegistry });
-  const menu = createMenuService({ db, changes });
+  const menu = createMenuService({ db, changes, tables: handle.tables });
   // The till's journal (issue 25, docs/till.md): orders (voids, counter payments), the floor's bill
   // payments and online payments and refunds append to it in their own transactions.
   const journal = createJournalService({
@@ -107,9 +107,9 @@ export function createServices(deps: CoreDeps) {
     cloudLink: deps.config.role === 'local' && deps.config.cloudUrl && deps.config.syncKey ? httpTransport(deps.config.cloudUrl, deps.config.syncKey, { timeoutMs: 5000 }) : undefined,
   });
   orders.on('paid', (w, actor, order) => loyalty.earnForOrder(w, actor, order).then(() => {}));
-  const stock = createStockService({ db, changes, clock, menu, tenants });
+  const stock = createStockService({ db, changes, clock, menu, tenants, tables: handle.tables });
   // A dish's allergens include its recipe's ingredients' (CONTRACT §17): the menu reads recipes through stock.
-  menu.useRecipes((exec, tenantId, ids) => stock.recipeIngredientIds(exec, tenantId, ids));
+  menu.useRecipes((exec, tenantId, ids) => stock.recipeIngredientIds(exec, tenantId, ids), (exec, tenantId) => stock.allRecipeIngredients(exec, tenantId));
   // A completed order books its recipes' consumption in the order's own transaction (docs/stock.md).
   orders.on('statusChanged', async (w, actor, order, _from, to) => {
     if (to === 'completed') await stock.consumeForOrder(w, actor.tenantId, order, actor.userId);
@@ -153,7 +153,7 @@ export function createServices(deps: CoreDeps) {
   // transaction; the cloud never prints (no jobs, no connections); synced orders print through the
   // area's change-log consumer (printing.routes.ts registers it).
   const printing = createPrintingService({
-    db, changes, clock, role: deps.config.role, tenants, users, orders, floor,
+    db, changes, clock, role: deps.config.role, tenants, users, orders, floor, tables: handle.tables,
     retryBaseMs: deps.config.printRetryBaseMs, retryCapMs: deps.config.printRetryCapMs, timeoutMs: deps.config.printTimeoutMs,
   });
   if (deps.config.role !== 'cloud') {

@@ -130,7 +130,9 @@ export class TenantFanout {
         // A commit whose wake-up arrived late (another node or connection): read the gap in order.
         batch = await readChanges(this.db, tenantId, known, lastSeq - known);
       }
-      this.emitAll(batch, this.io.local.to(room(tenantId)) as never);
+      // No tablet of the tenant on this node: nothing to encode (socket.io encodes a broadcast before
+      // it looks for sockets in the room); the position moves on as if it had been sent.
+      if (this.io.of('/').adapter.rooms.get(room(tenantId))?.size) this.emitAll(batch, this.io.local.to(room(tenantId)) as never);
       this.last.set(tenantId, batch[batch.length - 1]?.seq ?? known);
     });
   }

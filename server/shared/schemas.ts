@@ -36,9 +36,11 @@ export const Pagination = z.object({ limit: Limit, offset: Offset });
  * Response schemas of answers the server always builds itself, field by field in the schema's own
  * order, with one mapping function (an `Order` is always `toOrderDto`'s): server/app.ts serializes
  * them with one `JSON.stringify` instead of zod parsing the answer first (the kitchen board's 40
- * orders on every reconnect; bench/README.md "The order path, session 11"). Under the test runner
- * the answer is still parsed and must come out unchanged (same fields, same order, nothing
- * stripped or defaulted), so every test that reaches such a route checks the contract as before.
+ * orders on every reconnect; bench/README.md "The order path, session 11"), after a plain check made
+ * from the schema (shared/shape-check.ts: exactly its fields, in its order, of its types), in
+ * production too (session 12). Under the test runner the answer is also parsed by zod and must come
+ * out unchanged (same fields, same order, nothing stripped or defaulted), and the plain check must
+ * agree with zod, so every test that reaches such a route checks the contract and the check.
  * A list or page of such items is built by the server too.
  */
 const BUILT = new WeakSet<object>();

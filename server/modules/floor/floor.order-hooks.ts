@@ -4,6 +4,7 @@ import type { Actor } from '../orders/orders.service.js';
 import type { Order } from '../orders/orders.schemas.js';
 import { addRound, payOrderShare, settleBillOf, settling } from './floor.bills.js';
 import { loadTable, type FloorContext } from './floor.context.js';
+import type { TableRow } from './floor.repository.js';
 import { refresh } from './floor.status.js';
 
 /** The statuses of an active order (as `tablesWithActiveOrders` reads them): its table is occupied. */
@@ -15,18 +16,21 @@ const ACTIVE: ReadonlySet<string> = new Set(['new', 'accepted', 'preparing', 're
  * order's transaction. Part of the floor service (floor.service.ts).
  */
 export function createFloorOrderHooks(ctx: FloorContext) {
+  /** The table `creating` checked, for `created` in the same transaction (read once per order, not twice). */
+  const checked = new WeakMap<Writer, TableRow>();
   return {
     /** `creating`: an order's table must be a live table of this restaurant (404 otherwise, like any foreign id). */
     async orderCreating(w: Writer, actor: Actor, row: OrdersTable): Promise<void> {
-      if (row.table_id) await loadTable(w.trx, actor.tenantId, row.table_id);
+      if (row.table_id) checked.set(w, await loadTable(w.trx, actor.tenantId, row.table_id));
     },
 
     /** `created`: the order is a round of its table's open bill, or opens it; the table's status may change. */
     async orderCreated(w: Writer, actor: Actor, order: Order): Promise<void> {
       if (!order.table_id) return;
       await addRound(w, actor.tenantId, order.table_id, order.id);
+      const table = checked.get(w);
       // A new order is active: its table is occupied.
-      await refresh(ctx, w, actor.tenantId, [order.table_id], ACTIVE.has(order.status) ? { occupied: true } : undefined);
+      await refresh(ctx, w, actor.tenantId, [order.table_id], ACTIVE.has(order.status) ? { occupied: true, ...(table?.id === order.table_id ? { rows: [table] } : {}) } : undefined);
     },
 
     /** `statusChanged`: a cancelled round may leave the bill paid in full or empty; the table's status may change. */

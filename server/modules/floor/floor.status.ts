@@ -49,8 +49,11 @@ export async function computeStatuses(ctx: FloorContext, exec: Executor, tenantI
  * omitted): compares the derived status with the one last announced on this node and records
  * `table.status_changed` for each difference (the change log → the tablets' socket, docs/floor.md).
  */
-export async function refresh(ctx: FloorContext, w: Writer, tenantId: string, tableIds?: string[], known?: { occupied: true }): Promise<void> {
-  const tables = (tableIds ? await repo.findTables(w.trx, tenantId, [...new Set(tableIds)]) : await repo.listTables(w.trx, tenantId)).filter((t) => !t.archived_at);
+export async function refresh(ctx: FloorContext, w: Writer, tenantId: string, tableIds?: string[], known?: { occupied: true; rows?: readonly TableRow[] }): Promise<void> {
+  // `known.rows`: the tables as this transaction read them already (an order's table, checked when it was created).
+  const ids = tableIds ? [...new Set(tableIds)] : undefined;
+  const given = ids && known?.rows && ids.every((id) => known.rows!.some((r) => r.id === id)) ? known.rows.filter((r) => ids.includes(r.id)) : undefined;
+  const tables = (given ?? (ids ? await repo.findTables(w.trx, tenantId, ids) : await repo.listTables(w.trx, tenantId))).filter((t) => !t.archived_at);
   if (tables.length === 0) return;
   // `occupied`: the caller knows each of these tables has an active order on it (one it just wrote):
   // occupied wins over any booking (deriveStatus), so bills and bookings need not be read.

@@ -30,6 +30,18 @@ export const menuRepository = {
   updateProduct: (db: Executor, row: ProductRow) =>
     db.updateTable('products').set(row).where('tenant_id', '=', row.tenant_id).where('id', '=', row.id).execute(),
 
+  /** Each product's own station and its category's (CONTRACT §18), for tickets and the board's station filter. */
+  stationsOf: (db: Executor, tenantId: string, productIds: string[]) =>
+    productIds.length === 0
+      ? Promise.resolve([] as { id: string; station: string | null; category_station: string | null }[])
+      : db
+          .selectFrom('products')
+          .leftJoin('categories', 'categories.id', 'products.category_id')
+          .select(['products.id as id', 'products.station as station', 'categories.station as category_station'])
+          .where('products.tenant_id', '=', tenantId)
+          .where('products.id', 'in', productIds)
+          .execute(),
+
   listGroups: (db: Executor, tenantId: string, includeArchived: boolean) => {
     let q = db.selectFrom('modifier_groups').selectAll().where('tenant_id', '=', tenantId);
     if (!includeArchived) q = q.where('archived_at', 'is', null);

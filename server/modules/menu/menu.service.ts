@@ -1,5 +1,7 @@
 import type { ChangeLog } from '../../db/change-log.js';
 import type { Db, Executor } from '../../db/connection.js';
+import { perTenant } from '../../db/read-cache.js';
+import type { TableVersions } from '../../db/table-watch.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { ModifierOptionJson } from '../../db/database.js';
@@ -20,7 +22,7 @@ import type {
   UpdateModifierGroupInput,
   UpdateProductInput,
 } from './menu.schemas.js';
-import { ALLERGENS, CreateModifierGroupBody, CreateProductBody } from './menu.schemas.js';
+import { ALLERGENS, CreateModifierGroupBody, CreateProductBody, DEFAULT_STATION } from './menu.schemas.js';
 
 export const toCategoryDto = (r: CategoryRow): Category => ({
   id: r.id,
@@ -84,6 +86,24 @@ const productChange = (row: ProductRow, kind: string, fields?: Partial<ProductRo
  * depends on the menu, so it is handed in by the composition root: `menu.useRecipes`).
  */
 export type RecipeIngredients = (exec: Executor, tenantId: string, productIds: string[]) => Promise<Map<string, string[]>>;
+/** Every recipe of the restaurant: product id → its ingredients' product ids (stock's per-tenant cache). */
+export type AllRecipeIngredients = (exec: Executor, tenantId: string) => Promise<ReadonlyMap<string, readonly string[]>>;
+
+/**
+ * What an order's lines need from the menu (orders.service.ts `create`, the kitchen's stations):
+ * the same answers as productsForOrder, liveGroups, dishAllergens and categoryDefaults. On the
+ * appliance from the per-tenant cache (no statement while nothing in the menu was written); on
+ * PostgreSQL read as before, only the rows asked for (`menu.forOrder`).
+ */
+export interface OrderMenu {
+  /** The products with these ids that may be sold (on the menu; archived and unavailable ones too: the caller checks). */
+  products(ids: string[]): Promise<ProductRow[]>;
+  liveGroups(ids: string[]): Promise<Map<string, MenuModifierGroup>>;
+  dishAllergens(rows: ProductRow[]): Promise<Map<string, AllergenCode[]>>;
+  categoryDefaults(): Promise<{ courses: Map<string, number | null>; vat: Map<string, number | null> }>;
+  /** Each product's station: its own, else its category's, else keuken; products of other restaurants are left out. */
+  stations(ids: string[]): Promise<Map<string, string>>;
+}
 
 const MILLI = 1000;
 const groupChange = (row: ModifierGroupRow, kind: string, fields?: Partial<ModifierGroupRow>) => ({ entity: 'modifier_group', entityId: row.id, kind, payload: { ...row, ...(fields ? { fields } : {}) } });
@@ -101,9 +121,34 @@ const toOptionDto = (o: ModifierOptionJson, allergens: Map<string, AllergenCode[
 
 const fail = (details: FieldError[]) => new AppError('VALIDATION', `Ongeldige invoer: ${details[0]!.error.replace(/\.$/, '')}.`, { details });
 
-export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
+export function createMenuService(deps: { db: Db; changes: ChangeLog; tables?: TableVersions }) {
   const { db, changes } = deps;
   let recipeIngredients: RecipeIngredients = async () => new Map();
+  let allRecipeIngredients: AllRecipeIngredients = async () => new Map();
+
+  /**
+   * The restaurant's whole menu (products, ingredients and archived ones included; categories;
+   * option groups), read once and kept until one of its tables is written (db/read-cache.ts): every
+   * order needs its products' prices, options, allergens and defaults, and a restaurant's menu is a
+   * few hundred rows that change a few times a day. Rows are frozen: the cache shares them.
+   */
+  const catalog = perTenant(deps.tables, ['products', 'categories', 'modifier_groups'], async (exec, tenantId) => {
+    const [products, categories, groups] = await Promise.all([
+      menuRepository.listProducts(exec, tenantId, true),
+      menuRepository.listCategories(exec, tenantId, true),
+      menuRepository.listGroups(exec, tenantId, true),
+    ]);
+    return {
+      products: new Map(products.map((p) => [p.id, Object.freeze(p)])),
+      categories: new Map(categories.map((c) => [c.id, Object.freeze(c)])),
+      groups: new Map(groups.map((g) => [g.id, Object.freeze(g)])),
+    };
+  });
+
+  /** dishAllergens over known rows and recipes (no reads). */
+  function allergensFrom(rows: readonly ProductRow[], recipes: ReadonlyMap<string, readonly string[]>, product: (id: string) => ProductRow | undefined): Map<string, AllergenCode[]> {
+    return new Map(rows.map((r) => [r.id, sortAllergens([...ownAllergens(r), ...(recipes.get(r.id) ?? []).flatMap((i) => { const p = product(i); return p ? ownAllergens(p) : []; })])]));
+  }
 
   /**
    * Every product's allergens as a dish shows them: its own ∪ those of its recipe's ingredients
@@ -192,19 +237,23 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
   async function liveGroups(exec: Executor, tenantId: string, ids: string[]) {
     const rows = (await menuRepository.findGroups(exec, tenantId, [...new Set(ids)])).filter((g) => !g.archived_at);
     const allergens = await ingredientAllergens(exec, tenantId, rows);
-    return new Map(
-      rows.map((g): [string, MenuModifierGroup] => [
-        g.id,
-        {
-          id: g.id,
-          name: g.name,
-          min_select: g.min_select,
-          max_select: g.max_select,
-          options: optionsOf(g).map((o) => ({ id: o.id, name: o.name, price_delta_cents: o.price_delta_cents, available: o.available, allergens: o.ingredient_product_id ? (allergens.get(o.ingredient_product_id) ?? []) : [] })),
-        },
-      ]),
-    );
+    return new Map(rows.map((g): [string, MenuModifierGroup] => [g.id, groupForMenu(g, allergens)]));
   }
+
+  /** A live group as menus and orders show it, its options' allergens from `allergens` (by ingredient id). */
+  function groupForMenu(g: ModifierGroupRow, allergens: Map<string, AllergenCode[]>): MenuModifierGroup {
+    return {
+      id: g.id,
+      name: g.name,
+      min_select: g.min_select,
+      max_select: g.max_select,
+      options: optionsOf(g).map((o) => ({ id: o.id, name: o.name, price_delta_cents: o.price_delta_cents, available: o.available, allergens: o.ingredient_product_id ? (allergens.get(o.ingredient_product_id) ?? []) : [] })),
+    };
+  }
+
+  /** Each category's default course (archived: none) and VAT rate, for an order's new lines. */
+  const defaultsOf = (rows: CategoryRow[]) => ({ courses: new Map(rows.map((c) => [c.id, c.archived_at ? null : c.course])), vat: new Map(rows.map((c) => [c.id, c.vat_rate ?? null])) });
+  const categoryDefaults = async (exec: Executor, tenantId: string) => defaultsOf(await menuRepository.listCategories(exec, tenantId, true));
 
   async function assertCategory(trx: Executor, tenantId: string, categoryId: string | null | undefined) {
     if (!categoryId) return;
@@ -249,9 +298,57 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
       });
     },
 
-    /** Stock hands in how to read recipes (see RecipeIngredients). */
-    useRecipes(fn: RecipeIngredients): void {
+    /** Stock hands in how to read recipes (see RecipeIngredients), and all of a restaurant's (its cache). */
+    useRecipes(fn: RecipeIngredients, all?: AllRecipeIngredients): void {
       recipeIngredients = fn;
+      if (all) allRecipeIngredients = all;
+    },
+
+    /**
+     * The menu as an order reads it (OrderMenu). With a table watch (the appliance's SQLite) from the
+     * per-tenant caches of the menu (`catalog`) and of the recipes (stock's): no statement while
+     * nothing in them was written, one read of each through `exec` after a write. Without one
+     * (PostgreSQL) each answer is read as before, only the rows it needs.
+     */
+    async forOrder(exec: Executor, tenantId: string): Promise<OrderMenu> {
+      if (!deps.tables) {
+        return {
+          products: async (ids) => (await menuRepository.findProducts(exec, tenantId, ids)).filter((p) => p.on_menu !== 0),
+          liveGroups: (ids) => liveGroups(exec, tenantId, ids),
+          dishAllergens: (rows) => dishAllergens(exec, tenantId, rows),
+          categoryDefaults: () => categoryDefaults(exec, tenantId),
+          stations: async (ids) => new Map((await menuRepository.stationsOf(exec, tenantId, ids)).map((r) => [r.id, r.station ?? r.category_station ?? DEFAULT_STATION])),
+        };
+      }
+      const [c, recipes] = await Promise.all([catalog(exec, tenantId), allRecipeIngredients(exec, tenantId)]);
+      const product = (id: string) => c.products.get(id);
+      return {
+        products: async (ids) =>
+          ids.flatMap((id) => {
+            const p = c.products.get(id);
+            return p && p.on_menu !== 0 ? [p] : [];
+          }),
+        dishAllergens: async (rows) => allergensFrom(rows, recipes, product),
+        liveGroups: async (ids) => {
+          const rows = [...new Set(ids)].flatMap((id) => {
+            const g = c.groups.get(id);
+            return g && !g.archived_at ? [g] : [];
+          });
+          const ingredientIds = [...new Set(rows.flatMap((g) => optionsOf(g).map((o) => o.ingredient_product_id)).filter((x): x is string => !!x))];
+          const allergens = allergensFrom(ingredientIds.flatMap((id) => (c.products.has(id) ? [c.products.get(id)!] : [])), recipes, product);
+          return new Map(rows.map((g): [string, MenuModifierGroup] => [g.id, groupForMenu(g, allergens)]));
+        },
+        categoryDefaults: async () => defaultsOf([...c.categories.values()]),
+        stations: async (ids) =>
+          new Map(
+            ids.flatMap((id) => {
+              const p = c.products.get(id);
+              if (!p) return [];
+              const category = p.category_id ? c.categories.get(p.category_id) : undefined;
+              return [[id, p.station ?? category?.station ?? DEFAULT_STATION] as const];
+            }),
+          ),
+      };
     },
 
     async listProducts(tenantId: string, includeArchived = false): Promise<Product[]> {
@@ -273,8 +370,7 @@ export function createMenuService(deps: { db: Db; changes: ChangeLog }) {
 
     /** categoryCourses and categoryVatRates from one read (an order's new lines). */
     async categoryDefaults(exec: Executor, tenantId: string): Promise<{ courses: Map<string, number | null>; vat: Map<string, number | null> }> {
-      const rows = await menuRepository.listCategories(exec, tenantId, true);
-      return { courses: new Map(rows.map((c) => [c.id, c.archived_at ? null : c.course])), vat: new Map(rows.map((c) => [c.id, c.vat_rate ?? null])) };
+      return categoryDefaults(exec, tenantId);
     },
 
     /** Live modifier groups by id, as the menus show them (for pricing and checking an order's options). */

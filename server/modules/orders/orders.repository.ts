@@ -30,6 +30,17 @@ const liveFrom = prepared((db, tenantId: string, from: string, limit: number) =>
   liveQuery(db, tenantId).where('created_at', '>=', from).orderBy('created_at').orderBy('id').limit(limit),
 );
 const itemsOfQuery = prepared((db, orderIds: string[]) => db.selectFrom('order_items').selectAll().where('order_id', 'in', orderIds).orderBy('order_id').orderBy('position'));
+// An order's own writes (every POST /orders), compiled once per shape (the number of lines).
+const insertOrder = prepared((db, row: OrderRow) => db.insertInto('orders').values(row));
+const insertItemRows = prepared((db, rows: OrderItemRow[]) => db.insertInto('order_items').values(rows));
+const insertHistoryRow = prepared((db, row: HistoryRow) => db.insertInto('order_status_history').values(row));
+const nextNumberQuery = prepared((db, tenantId: string, prefix: string, day: string) =>
+  db
+    .insertInto('order_counters')
+    .values({ tenant_id: tenantId, prefix, business_day: day, last: 1 })
+    .onConflict((oc) => oc.columns(['tenant_id', 'prefix', 'business_day']).doUpdateSet({ last: sql<number>`order_counters.last + 1` }))
+    .returning('last'),
+);
 const discountsOfQuery = prepared((db, orderIds: string[]) => db.selectFrom('order_discounts').selectAll().where('order_id', 'in', orderIds).orderBy('created_at').orderBy('id'));
 
 export const ordersRepository = {
@@ -60,18 +71,6 @@ export const ordersRepository = {
     return q.orderBy('created_at').orderBy('id').limit(limit).execute();
   },
 
-  /** Each product's own station and its category's (CONTRACT §18), for the board's station filter. */
-  stationsOf: (db: Executor, tenantId: string, productIds: string[]) =>
-    productIds.length === 0
-      ? Promise.resolve([] as { id: string; station: string | null; category_station: string | null }[])
-      : db
-          .selectFrom('products')
-          .leftJoin('categories', 'categories.id', 'products.category_id')
-          .select(['products.id as id', 'products.station as station', 'categories.station as category_station'])
-          .where('products.tenant_id', '=', tenantId)
-          .where('products.id', 'in', productIds)
-          .execute(),
-
   count: async (db: Executor, tenantId: string, f: OrderFilter) => {
     let q = db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId);
     if (f.statuses?.length) q = q.where('status', 'in', f.statuses);
@@ -99,9 +98,15 @@ export const ordersRepository = {
   insertDiscount: (db: Executor, row: DiscountRow) => db.insertInto('order_discounts').values(row).execute(),
   setTable: (db: Executor, tenantId: string, ids: string[], tableId: string, now: string) =>
     db.updateTable('orders').set({ table_id: tableId, updated_at: now }).where('tenant_id', '=', tenantId).where('id', 'in', ids).execute(),
-  insert: (db: Executor, row: OrderRow) => db.insertInto('orders').values(row).execute(),
-  insertItems: (db: Executor, rows: OrderItemRow[]) => (rows.length ? db.insertInto('order_items').values(rows).execute() : Promise.resolve()),
-  insertHistory: (db: Executor, row: HistoryRow) => db.insertInto('order_status_history').values(row).execute(),
+  insert: async (db: Executor, row: OrderRow) => {
+    await insertOrder(db, row);
+  },
+  insertItems: async (db: Executor, rows: OrderItemRow[]) => {
+    if (rows.length) await insertItemRows(db, rows);
+  },
+  insertHistory: async (db: Executor, row: HistoryRow) => {
+    await insertHistoryRow(db, row);
+  },
   /** These orders paid (one statement for a bill's orders). */
   markPaid: (db: Executor, tenantId: string, ids: string[], now: string) =>
     db.updateTable('orders').set({ payment_status: 'paid', updated_at: now }).where('tenant_id', '=', tenantId).where('id', 'in', ids).execute(),
@@ -110,12 +115,7 @@ export const ordersRepository = {
 
   /** Next number of (tenant, prefix, day); the upsert holds the counter row's lock until commit. */
   nextNumber: async (db: Executor, tenantId: string, prefix: string, day: string): Promise<number> => {
-    const r = await db
-      .insertInto('order_counters')
-      .values({ tenant_id: tenantId, prefix, business_day: day, last: 1 })
-      .onConflict((oc) => oc.columns(['tenant_id', 'prefix', 'business_day']).doUpdateSet({ last: sql<number>`order_counters.last + 1` }))
-      .returning('last')
-      .executeTakeFirstOrThrow();
-    return Number(r.last);
+    const [r] = await nextNumberQuery(db, tenantId, prefix, day);
+    return Number(r!.last);
   },
 };

@@ -4,7 +4,7 @@ import type { Db } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, conflict, forbidden, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { businessDay, dayStart } from '../../shared/zoned-time.js';
+import { businessDay, dayBounds } from '../../shared/zoned-time.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { DEFAULT_STATION } from '../menu/menu.schemas.js';
 import type { MenuService } from '../menu/menu.service.js';
@@ -153,17 +153,29 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
   const { db, changes, menu, tenants } = deps;
   const clock = deps.clock ?? systemClock;
 
-  /** The instant the current business day began (the restaurant's zone and `business_day_starts_at`). */
+  /**
+   * The instant the current business day began (the restaurant's zone and `business_day_starts_at`).
+   * Every kitchen board's read asks it: the day's bounds are kept per restaurant while the clock is
+   * inside them and the settings are the same (cachedSettings answers a new object after a change).
+   */
+  const days = new Map<string, { settings: object; start: number; end: number; iso: string }>();
   async function todayStart(tenantId: string): Promise<string> {
-    const { timezone, business_day_starts_at: startsAt } = await tenants.cachedSettings(tenantId);
-    return dayStart(businessDay(clock.now(), timezone, startsAt), timezone, startsAt).toISOString();
+    const settings = await tenants.cachedSettings(tenantId);
+    const now = clock.now().getTime();
+    const hit = days.get(tenantId);
+    if (hit && hit.settings === settings && now >= hit.start && now < hit.end) return hit.iso;
+    const { timezone, business_day_starts_at: startsAt } = settings;
+    const { start, end } = dayBounds(businessDay(now, timezone, startsAt), timezone, startsAt);
+    const day = { settings, start: start.getTime(), end: end.getTime(), iso: start.toISOString() };
+    if (days.size >= 1000) days.delete(days.keys().next().value!);
+    days.set(tenantId, day);
+    return day.iso;
   }
 
   /** Only the lines of `station` (a product's own station, else its category's, else keuken); orders without any are left out. */
   async function forStation(tenantId: string, list: Order[], station: string): Promise<Order[]> {
     const ids = [...new Set(list.flatMap((o) => o.items.map((i) => i.product_id)))];
-    const rows = await ordersRepository.stationsOf(db, tenantId, ids);
-    const stationOf = new Map(rows.map((r) => [r.id, r.station ?? r.category_station ?? DEFAULT_STATION]));
+    const stationOf = await (await menu.forOrder(db, tenantId)).stations(ids);
     return list
       .map((o) => ({ ...o, items: o.items.filter((i) => (stationOf.get(i.product_id) ?? DEFAULT_STATION) === station) }))
       .filter((o) => o.items.length > 0);
@@ -425,7 +437,9 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
       const { timezone, default_vat_rate: defaultVat } = await tenants.cachedSettings(actor.tenantId);
       try {
         const order = await changes.write(actor.tenantId, async (w) => {
-          const products = await menu.productsForOrder(w.trx, actor.tenantId, [...new Set(input.items.map((i) => i.product_id))]);
+          // The menu as an order reads it (menu.forOrder): on the appliance from its per-tenant cache.
+          const menuNow = await menu.forOrder(w.trx, actor.tenantId);
+          const products = await menuNow.products([...new Set(input.items.map((i) => i.product_id))]);
           const byId = new Map(products.map((p) => [p.id, p]));
           const details: FieldError[] = input.items.flatMap((item, idx) => {
             const p = byId.get(item.product_id);
@@ -435,12 +449,12 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
           });
           if (details.length) throw new AppError('VALIDATION', `Ongeldige invoer: ${details[0]!.error.replace(/\.$/, '')}.`, { details });
           const live = [...byId.values()];
-          // A category's course and VAT rate are only fallbacks for a product without its own: read once, and only then.
+          // A category's course and VAT rate are only fallbacks for a product without its own.
           const needCategories = live.some((p) => p.category_id && (p.course == null || p.vat_rate == null));
           const [groups, dishAllergens, categories] = await Promise.all([
-            menu.liveGroups(w.trx, actor.tenantId, live.flatMap((p) => groupIdsOf(p))),
-            menu.dishAllergens(w.trx, actor.tenantId, live),
-            needCategories ? menu.categoryDefaults(w.trx, actor.tenantId) : Promise.resolve({ courses: new Map<string, number | null>(), vat: new Map<string, number | null>() }),
+            menuNow.liveGroups(live.flatMap((p) => groupIdsOf(p))),
+            menuNow.dishAllergens(live),
+            needCategories ? menuNow.categoryDefaults() : Promise.resolve({ courses: new Map<string, number | null>(), vat: new Map<string, number | null>() }),
           ]);
           const { courses: categoryCourses, vat: categoryVat } = categories;
           // Options: each must belong to one of the product's live groups and be available; per group min..max (quantities counted).
@@ -675,8 +689,7 @@ export function createOrdersService(deps: { db: Db; changes: ChangeLog; menu: Me
 
     /** Each product's station (its own, else its category's, else keuken), read through `exec` (printing, inside an order's transaction). */
     async stationsOf(exec: Db | Writer['trx'], tenantId: string, productIds: string[]): Promise<Map<string, string>> {
-      const rows = await ordersRepository.stationsOf(exec, tenantId, productIds);
-      return new Map(rows.map((r) => [r.id, r.station ?? r.category_station ?? DEFAULT_STATION]));
+      return (await menu.forOrder(exec, tenantId)).stations(productIds);
     },
 
     /** One order, read inside the caller's transaction. */

@@ -1,6 +1,8 @@
 import type { ChangeLog, ChangeRecord, Writer } from '../../db/change-log.js';
 import type { ChangeConsumer } from '../../db/consumers.js';
 import type { Db, Executor } from '../../db/connection.js';
+import { perTenant } from '../../db/read-cache.js';
+import type { TableVersions } from '../../db/table-watch.js';
 import { AppError, conflict, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { Role } from '../../shared/role.js';
@@ -54,6 +56,8 @@ export interface PrintingDeps {
   retryBaseMs?: number;
   retryCapMs?: number;
   timeoutMs?: number;
+  /** Which tables changed (SQLite): the printers an order's ticket needs are cached per restaurant until `printers` is written. */
+  tables?: TableVersions;
 }
 
 /** A receipt from the till (issue 25): ready ESC/POS bytes, or plain lines this module lays out. */
@@ -150,6 +154,11 @@ export function createPrintingService(deps: PrintingDeps) {
     if (!(await repo.findPrinter(exec, tenantId, fallbackId))) throw notFound('Reserveprinter');
   }
 
+  /** The live printers and their stations, per restaurant, kept until `printers` is written (db/read-cache.ts). */
+  const printersOf = perTenant(deps.tables, ['printers'], async (exec, tenantId) =>
+    (await repo.listPrinters(exec, tenantId)).map((r) => ({ id: r.id, stations: parseStations(r.stations) })),
+  );
+
   function jobRow(tenantId: string, now: string, p: { printer_id: string; order_id: string | null; kind: PrintJobRow['kind']; content: TicketContent; dedupe_key: string | null; requested_by?: string | null; reprint_of?: string | null }): PrintJobRow {
     return {
       id: newId(),
@@ -184,7 +193,7 @@ export function createPrintingService(deps: PrintingDeps) {
     p: { order: Order; cause: string; kind: 'ticket' | 'void'; staffId: string | null; firedCourse: number | null; reason?: string | null; items: Order['items']; quantity?: (item: Order['items'][number]) => number },
   ): Promise<number> {
     if (!prints || p.items.length === 0) return 0;
-    const printers = (await repo.listPrinters(exec, tenantId)).map((r) => ({ id: r.id, stations: parseStations(r.stations) }));
+    const printers = await printersOf(exec, tenantId);
     if (printers.length === 0) return 0;
     const stationOf = await orders.stationsOf(exec, tenantId, [...new Set(p.items.map((i) => i.product_id))]);
     let lines: TicketLine[] = ticketLines(p.items, (id) => stationOf.get(id) ?? 'keuken');

@@ -55,6 +55,8 @@ export const stockRepository = {
     db.selectFrom('recipes').selectAll().where('tenant_id', '=', tenantId).where('id', '=', productId).executeTakeFirst(),
   findRecipes: (db: Executor, tenantId: string, productIds: string[]) =>
     productIds.length === 0 ? Promise.resolve([]) : db.selectFrom('recipes').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', productIds).execute(),
+  /** Every recipe of the restaurant (the per-tenant cache behind an order's allergens). */
+  listRecipes: (db: Executor, tenantId: string) => db.selectFrom('recipes').selectAll().where('tenant_id', '=', tenantId).execute(),
   upsertRecipe: async (db: Executor, row: RecipeRow) => {
     await db
       .insertInto('recipes')

@@ -1,5 +1,7 @@
 import type { ChangeLog, Writer } from '../../db/change-log.js';
 import type { Db, Executor } from '../../db/connection.js';
+import { perTenant } from '../../db/read-cache.js';
+import type { TableVersions } from '../../db/table-watch.js';
 import type { StockMovementSource, StockMovementType } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, conflict, invalidField, notFound } from '../../shared/errors.js';
@@ -112,7 +114,7 @@ const fmt = (n: number) => String(n).replace('.', ',');
 const LAST_DAY = '9999-12-31';
 const END_OF_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Clock; menu: MenuService; tenants: TenantsService }) {
+export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Clock; menu: MenuService; tenants: TenantsService; tables?: TableVersions }) {
   const { db, changes, clock, menu, tenants } = deps;
 
   async function liveProduct(trx: Executor, tenantId: string, id: string): Promise<Product> {
@@ -224,6 +226,14 @@ export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Cl
 
   type RecipeLine = { product_id: string; quantity_milli: number };
   const linesOf = (r: RecipeRow): RecipeLine[] => JSON.parse(r.ingredients) as RecipeLine[];
+
+  /**
+   * Every recipe's ingredient ids, per restaurant, kept until `recipes` is written (db/read-cache.ts):
+   * an order's lines carry their dishes' allergens, which include their recipes' ingredients'.
+   */
+  const allRecipes = perTenant(deps.tables, ['recipes'], async (exec, tenantId): Promise<ReadonlyMap<string, readonly string[]>> =>
+    new Map((await repo.listRecipes(exec, tenantId)).map((r) => [r.id, Object.freeze(linesOf(r).map((l) => l.product_id))])),
+  );
 
   async function recipeOf(tenantId: string, productId: string, exec: Executor = db): Promise<Recipe> {
     const row = await repo.findRecipe(exec, tenantId, productId);
@@ -465,6 +475,9 @@ export function createStockService(deps: { db: Db; changes: ChangeLog; clock: Cl
       const rows = await repo.findRecipes(exec, tenantId, [...new Set(productIds)]);
       return new Map(rows.map((r) => [r.id, linesOf(r).map((l) => l.product_id)]));
     },
+
+    /** Every recipe of the restaurant: product id → ingredient ids (cached per restaurant until a recipe is written). */
+    allRecipeIngredients: (exec: Executor, tenantId: string) => allRecipes(exec, tenantId),
 
     async getRecipe(tenantId: string, productId: string): Promise<Recipe> {
       await liveProduct(db, tenantId, productId);
