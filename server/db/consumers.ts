@@ -149,7 +149,9 @@ export class ChangeConsumers {
     s.timer = setTimeout(() => {
       s.timer = null;
       s.waiting = null;
-      this.kickOne(c, tenantId);
+      // A late wake-up set before another runner took this consumer over (the sender thread started
+      // listening in the meantime) goes to that runner, or the two would run it side by side.
+      if (!c.forward?.(tenantId, false)) this.kickOne(c, tenantId);
     }, this.lateMs);
     s.timer.unref?.();
   }

@@ -47,4 +47,38 @@ describe('change-log consumers: woken late by commits of changes they do not wan
     const last = await t.changes.lastSeq(a.id);
     expect(seen).toEqual(Array.from({ length: last }, (_, i) => i + 1));
   });
+
+  it('a late wake-up set before another runner took the consumer over (forward) goes to that runner when it fires, and the consumer does not run here', async () => {
+    const t = await createTestApp();
+    const a = await t.seedTenant();
+    let batches = 0;
+    let taken = false;
+    const forwarded: Array<{ tenantId: string; late: boolean }> = [];
+    t.app.consumers.register({
+      name: 'handed-over',
+      wants: (c) => c.kind === 'test.wanted',
+      // As the webhooks consumer while the sender thread listens: true = the other runner has it.
+      forward: (tenantId, late) => {
+        if (!taken) return false;
+        forwarded.push({ tenantId, late });
+        return true;
+      },
+      handle: async () => {
+        batches += 1;
+      },
+    });
+    await until(async () => (await t.app.consumers.position('handed-over', a.id)) === (await t.changes.lastSeq(a.id)));
+    await t.app.consumers.idle();
+    const start = await t.changes.lastSeq(a.id);
+    const before = batches;
+    // An unwanted commit while this node runs the consumer: a late wake-up is set (about a second).
+    await touch(t, a.id, 'test.unwanted', 0);
+    // Then the other runner takes over (the thread starts listening) before the wake-up fires.
+    taken = true;
+    await until(() => forwarded.length > 0, 5000);
+    await t.app.consumers.idle();
+    expect(forwarded).toEqual([{ tenantId: a.id, late: false }]);
+    expect(batches).toBe(before);
+    expect(await t.app.consumers.position('handed-over', a.id)).toBe(start);
+  });
 });
