@@ -20,7 +20,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import { SyncEngine } from '../sync/engine.js';
 import { syncRegistry } from '../server/modules/sync-descriptors.js';
-import { withQuery, type SyncTransport } from '../sync/transport.js';
+import { jsonBody, withQuery, type SyncTransport } from '../sync/transport.js';
 
 const base = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_prof_${process.pid}`;
@@ -80,7 +80,7 @@ try {
   const { sync_key } = await cloud.services.sync.cloud.createDevice(tenant.id, 'K');
   const transport: SyncTransport = {
     async send(req) {
-      const res = await cloud.app.inject({ method: req.method, url: withQuery(req.path, req.query), headers: { authorization: `Bearer ${sync_key}` }, ...(req.body !== undefined ? { payload: req.body as object } : {}) });
+      const res = await cloud.app.inject({ method: req.method, url: withQuery(req.path, req.query), headers: { authorization: `Bearer ${sync_key}`, ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(req.body !== undefined ? { payload: jsonBody(req.body) } : {}) });
       return { status: res.statusCode, body: JSON.parse(res.body) as unknown };
     },
   };

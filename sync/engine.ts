@@ -7,7 +7,7 @@ import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import type { Clock } from '../server/shared/clock.js';
 import { MAX_OP_BYTES, MAX_PULL_LIMIT, MAX_PUSH_OPS, MAX_SNAPSHOT_LIMIT, OVERSIZED, PROTOCOL_VERSION, PULL_PAGE_BYTES, SNAPSHOT_PAGE_BYTES, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
 import type { SyncRegistry } from './registry.js';
-import type { SyncTransport } from './transport.js';
+import { JsonText, type SyncTransport } from './transport.js';
 import { TxBatch } from './apply-helpers.js';
 import { chunks } from './batch-store.js';
 import { RejectOp, type ApplyContext, type SyncChange } from './types.js';
@@ -195,7 +195,10 @@ export class SyncEngine {
     const limit = this.o.pushBatch ?? MAX_PUSH_OPS;
     // Pending ops read in slices (PUSH_READ_SLICE rows), stopping at the batch's byte budget: the
     // appliance never holds more than one batch plus one slice of its outbox (issue 29 point 4).
-    const ops: WireOp[] = [];
+    // Each op as JSON text with its payload spliced in as stored (it was written by JSON.stringify):
+    // no parse and re-serialization of every payload (issue 29 point 2).
+    const ops: string[] = [];
+    let lastSent = 0;
     let bytes = 0;
     let after = state.acked_seq;
     let more = false;
@@ -219,9 +222,10 @@ export class SyncEngine {
           more = true;
           break read;
         }
-        const payload = oversized ? { [OVERSIZED]: size } : (JSON.parse(r.payload) as unknown);
-        ops.push({ op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, payload, created_at: r.created_at });
-        after = Number(r.seq);
+        const payload = oversized ? JSON.stringify({ [OVERSIZED]: size }) : r.payload;
+        const head: Omit<WireOp, 'payload'> = { op_id: r.op_id, device_seq: Number(r.seq), entity: r.entity, entity_id: r.entity_id, kind: r.kind, created_at: r.created_at };
+        ops.push(`${JSON.stringify(head).slice(0, -1)},"payload":${payload}}`);
+        after = lastSent = Number(r.seq);
       }
       if (rows.length < slice) break;
       if (ops.length >= limit) {
@@ -230,9 +234,9 @@ export class SyncEngine {
       }
     }
     if (ops.length === 0) return { sent: 0, more: false, results: [] };
-    const res = await this.call<PushResponse>('POST', '/api/v1/sync/push', { body: { ...this.versions(), ops } });
+    const body = new JsonText(`${JSON.stringify({ ...this.versions(), ops: [] }).slice(0, -3)}[${ops.join(',')}]}`);
+    const res = await this.call<PushResponse>('POST', '/api/v1/sync/push', { body });
     await this.o.failpoint?.('push.after_response_before_ack');
-    const lastSent = ops[ops.length - 1]!.device_seq;
     const ackedThrough = Math.min(res.acked_through, lastSent);
     const now = this.o.clock.now().toISOString();
     await db.transaction().execute(async (trx) => {

@@ -18,6 +18,23 @@ export interface SyncTransport {
   send(req: SyncRequest): Promise<SyncReply>;
 }
 
+/**
+ * A request body that is JSON text already (the push: its ops' payloads are the change log's stored
+ * text, sent as they are instead of parsed and serialized again). `toJSON` gives the value, so a
+ * transport that serializes bodies itself still sends the same JSON.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+  toJSON(): unknown {
+    return JSON.parse(this.text) as unknown;
+  }
+}
+
+/** The JSON text of a request body. */
+export function jsonBody(body: unknown): string {
+  return body instanceof JsonText ? body.text : JSON.stringify(body);
+}
+
 export function withQuery(path: string, query?: Record<string, string | number>): string {
   if (!query) return path;
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
@@ -36,7 +53,7 @@ export function httpTransport(cloudUrl: string, syncKey: string, opts: { timeout
       const res = await fetch(base + withQuery(req.path, req.query), {
         method: req.method,
         headers: { authorization: `Bearer ${syncKey}`, ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
+        body: req.body !== undefined ? jsonBody(req.body) : undefined,
         signal,
       });
       const text = await res.text();

@@ -4,7 +4,7 @@
 // bench/lib/sync.ts. Also the memory of a process from /proc, sampled per phase.
 import fs from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
-import type { SyncReply, SyncRequest, SyncTransport } from '../../sync/transport.js';
+import { jsonBody, type SyncReply, type SyncRequest, type SyncTransport } from '../../sync/transport.js';
 
 /** Per-path time spent waiting for the cloud's answer (HTTP + cloud work), for the phase split. */
 export class TimedTransport implements SyncTransport {
@@ -23,7 +23,7 @@ export class TimedTransport implements SyncTransport {
       const s = this.stats.get(req.path) ?? { calls: 0, ms: 0, bytesOut: 0, bytesIn: 0, maxIn: 0 };
       s.calls += 1;
       s.ms += performance.now() - t0;
-      if (req.body !== undefined) s.bytesOut += JSON.stringify(req.body).length;
+      if (req.body !== undefined) s.bytesOut += jsonBody(req.body).length;
       if (this.countIn && reply) {
         const n = Buffer.byteLength(JSON.stringify(reply.body) ?? '');
         s.bytesIn += n;

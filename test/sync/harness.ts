@@ -5,7 +5,7 @@ import { createRuntime, type Runtime } from '../../server/runtime.js';
 import { ManualClock } from '../../server/shared/clock.js';
 import { SyncEngine, type FailPoint } from '../../sync/engine.js';
 import { syncRegistry as registry } from '../../server/modules/sync-descriptors.js';
-import { withQuery, type SyncReply, type SyncRequest, type SyncTransport } from '../../sync/transport.js';
+import { jsonBody, withQuery, type SyncReply, type SyncRequest, type SyncTransport } from '../../sync/transport.js';
 import { createTestApp, type SeededTenant, type TestApp } from '../helpers/app.js';
 
 /**
@@ -32,8 +32,9 @@ export class FakeTransport implements SyncTransport {
     const pending = this.cloud().app.inject({
       method: req.method,
       url: withQuery(req.path, req.query),
-      headers: { authorization: `Bearer ${this.key}` },
-      ...(req.body !== undefined ? { payload: req.body as object } : {}),
+      headers: { authorization: `Bearer ${this.key}`, ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      // The body's JSON text, as the HTTP transport sends it (a JsonText as it is).
+      ...(req.body !== undefined ? { payload: jsonBody(req.body) } : {}),
     });
     // Like fetch: an aborted request rejects at once (a long-poll cut short by a local change).
     const aborted = new Promise<never>((_, reject) => {
