@@ -27,6 +27,8 @@
  * Generation runs with synchronous=OFF (tens of thousands of fsyncs would only slow the set-up);
  * the appliance is switched back to synchronous=FULL, checkpointed and checked before the clock starts.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -758,7 +760,11 @@ async function drainWebhooks(info: CloudInfo, probe: WebhookProbe, since: Date):
 
 export async function runCatchup(s: Scenario, log: (m: string) => void = console.log): Promise<CatchupResult> {
   if (MODE === 'compiled') await buildCompiledChildren();
+  // BENCH_SYNC_KEEP_CLOUD=<file>: the cloud's schema is kept after the run and named in <file>, for BENCH_SYNC_JOIN_ONLY.
+  const keepFile = process.env.BENCH_SYNC_KEEP_CLOUD;
+  if (keepFile) process.env.BENCH_CLOUD_KEEP_SCHEMA = '1';
   const { server, info, cookie } = await startCloud({ compiled: MODE === 'compiled' });
+  if (keepFile) fs.writeFileSync(keepFile, JSON.stringify({ scenario: s.name, schema: info.schema, info }, null, 2));
   const { config, dataDir, cleanup } = benchConfig('sync');
   const clock = new ManualClock(new Date());
   let rt = await createRuntime(config, { clock });
@@ -987,8 +993,27 @@ async function newApplianceJoins(server: Awaited<ReturnType<typeof startCloud>>[
     problems: [],
     snapshot: { statements: 0, transactions: 0, snapshotPages: 0, pullPages: 0, bytes: 0, maxPage: 0, peakRss: 0, peakHeap: 0, startRss: 0 },
   };
+  // The cloud's tables get their planner statistics first (BENCH_SYNC_ANALYZE=0: not). The benches'
+  // PostgreSQL runs with autovacuum off, so after the outage's tens of thousands of rows no table had
+  // any: the snapshot's reads planned for ~80 rows, e.g. the stock ledger in booking order as a scan
+  // and sort of all the rest of the ledger for every page (bench/README.md "Sync join, session 13").
+  // In production autovacuum analyzes a table once a tenth of it changed.
+  if (process.env.BENCH_SYNC_ANALYZE !== '0') {
+    const client = new pg.Client({ connectionString: info.pgUrl });
+    await client.connect();
+    try {
+      const t0 = performance.now();
+      const tables = (await client.query<{ t: string }>(`select quote_ident(tablename) as t from pg_tables where schemaname = current_schema()`)).rows.map((r) => r.t);
+      await client.query(`analyze ${tables.join(', ')}`);
+      console.log(`  the cloud's ${tables.length} tables analyzed before the joins in ${sec(performance.now() - t0)} s (autovacuum is off on this PostgreSQL)`);
+    } finally {
+      await client.end();
+    }
+  }
   const counter = sqliteCounter();
-  for (const bootstrap of ['snapshot', 'replay'] as const) {
+  // BENCH_SYNC_JOINS=snapshot (or replay): only that new appliance (default both).
+  const joins = (process.env.BENCH_SYNC_JOINS ?? 'snapshot,replay').split(',').map((x) => x.trim());
+  for (const bootstrap of (['snapshot', 'replay'] as const).filter((b) => joins.includes(b))) {
     const res = await fetch(`${server.url}/api/v1/sync/devices`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Nieuwe kassa (${bootstrap})` }) });
     const { sync_key } = (await res.json()) as { sync_key: string };
     const { config, dataDir, cleanup } = benchConfig(`join-${bootstrap}`);
@@ -1121,6 +1146,38 @@ export function catchupReport(results: CatchupResult[]): string {
   return table(rows);
 }
 
+/**
+ * BENCH_SYNC_JOIN_ONLY=<file> (written by a run with BENCH_SYNC_KEEP_CLOUD=<file>): no outage and no
+ * catch-up; the cloud starts on the kept schema (its whole history as that run left it) and only the
+ * new appliances join (BENCH_SYNC_JOINS, default both), each checked against the cloud as in a full
+ * run. Repeated BENCH_SYNC_REPEAT times on the same history: before/after pairs of the join alone.
+ * Drop the schema afterwards by hand (`drop schema <schema> cascade`).
+ */
+async function runJoinOnly(file: string): Promise<boolean> {
+  const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as { scenario: string; schema: string; info: CloudInfo };
+  if (MODE !== 'compiled') throw new Error('bench: BENCH_SYNC_JOIN_ONLY needs the compiled mode');
+  await buildCompiledChildren();
+  process.env.BENCH_CLOUD_SCHEMA = kept.schema;
+  const repeat = Math.max(1, Math.min(10, Number(process.env.BENCH_SYNC_REPEAT ?? 1)));
+  const { server, info } = await startCloud({ compiled: true });
+  let ok = true;
+  try {
+    console.log(`sync join only: ${machine()}; the ${kept.scenario} run's history in schema ${kept.schema}`);
+    for (let k = 0; k < repeat; k++) {
+      const memory: NonNullable<CatchupResult['memory']> = { appliance: { phases: [], peak: 0, hwm: 0 }, cloud: { phases: [], peak: 0, hwm: 0 }, joinSnapshot: { phases: [], peak: 0, hwm: 0 }, joinReplay: { phases: [], peak: 0, hwm: 0 } };
+      const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+      const j = await newApplianceJoins(server, { ...kept.info, ...info, schema: kept.schema }, memory);
+      console.log(
+        `- join ${k + 1}/${repeat} (load at its start ${load}): snapshot ${sec(j.snapshotMs)} s (${j.snapshotRows} rows; ${j.snapshot.snapshotPages} snapshot pages + ${j.snapshot.pullPages} pull pages, ${j.snapshot.statements} statements in ${j.snapshot.transactions} transactions${j.snapshot.bytes ? `, ${mib(j.snapshot.bytes)} (largest page ${(j.snapshot.maxPage / 1024).toFixed(0)} KiB)` : ''}; VmRSS ${phaseFigures(memory.joinSnapshot.phases)}, VmHWM ${mib(memory.joinSnapshot.hwm)})${j.replayMs ? `, replay ${sec(j.replayMs)} s (${j.replayChanges} changes)` : ''}; ${j.problems.length ? 'NOT CONVERGED: ' + j.problems.join('; ') : 'converged'}`,
+      );
+      if (j.problems.length) ok = false;
+    }
+  } finally {
+    await server.stop();
+  }
+  return ok;
+}
+
 export async function runSyncCatchupBench(): Promise<CatchupResult[]> {
   const names = (process.env.BENCH_SYNC_SCENARIOS ?? '8h,7d').split(',').map((x) => x.trim()).filter(Boolean);
   const repeat = Math.max(1, Math.min(10, Number(process.env.BENCH_SYNC_REPEAT ?? 1)));
@@ -1147,6 +1204,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.exit(3);
   }, 50 * 60_000);
   timer.unref();
+  if (process.env.BENCH_SYNC_JOIN_ONLY) process.exit((await runJoinOnly(process.env.BENCH_SYNC_JOIN_ONLY)) ? 0 : 1);
   const results = await runSyncCatchupBench();
   console.log('');
   console.log(catchupReport(results));

@@ -72,6 +72,52 @@ export function sqliteCounter(): { reset(): void; get(): { statements: number; t
   };
 }
 const sqliteCounts = { statements: 0, transactions: 0 };
+
+/**
+ * BENCH_SQL_PROFILE on the appliance: the time of every SQLite statement this process runs, by its
+ * SQL text (the first 110 characters; a multi-row insert's `(?, …), …` folded), so a phase says where
+ * its database time went (inserts, reads, `commit` = the WAL write and its fsync).
+ */
+export function sqliteProfile(): { reset(): void; print(label: string): void } {
+  const probe = new SqliteDatabase(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown> & { __timed?: boolean };
+  probe.close();
+  if (!proto.__timed) {
+    proto.__timed = true;
+    for (const name of ['run', 'all', 'get', 'iterate']) {
+      const original = proto[name] as (this: { source: string }, ...args: unknown[]) => unknown;
+      proto[name] = function (this: { source: string }, ...args: unknown[]) {
+        const t0 = performance.now();
+        try {
+          return original.apply(this, args);
+        } finally {
+          const ms = performance.now() - t0;
+          let key = sqlKeys.get(this);
+          if (key === undefined) sqlKeys.set(this, (key = this.source.replace(/(\(\?(, \?)*\))(, \(\?(, \?)*\))+/g, '$1, …').replace(/\?(, \?)+/g, '?, …').slice(0, 110)));
+          const e = sqlTimes.get(key) ?? { n: 0, ms: 0 };
+          e.n += 1;
+          e.ms += ms;
+          sqlTimes.set(key, e);
+        }
+      };
+    }
+  }
+  return {
+    reset: () => sqlTimes.clear(),
+    print(label) {
+      let n = 0;
+      let ms = 0;
+      for (const e of sqlTimes.values()) {
+        n += e.n;
+        ms += e.ms;
+      }
+      console.error(`bench appliance SQLite profile (${label}): ${n} statements, ${ms.toFixed(0)} ms inside SQLite`);
+      for (const [k, e] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 30)) console.error(`${e.ms.toFixed(0).padStart(7)} ms ${String(e.n).padStart(7)} ${(e.ms / e.n).toFixed(3).padStart(7)}  ${k}`);
+    },
+  };
+}
+const sqlTimes = new Map<string, { n: number; ms: number }>();
+const sqlKeys = new WeakMap<object, string>();
 const isBegin = new WeakMap<object, boolean>();
 
 

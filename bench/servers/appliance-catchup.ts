@@ -19,7 +19,7 @@ import { SyncEngine } from '../../sync/engine.js';
 import { printPullProfile, pullAll, pushAll, timedInto } from '../lib/catchup-loops.js';
 import { httpTransport } from '../../sync/transport.js';
 import { serveUntilStopped } from '../lib/child.js';
-import { sqliteCounter, TimedTransport } from '../lib/sync-counters.js';
+import { sqliteCounter, sqliteProfile, TimedTransport } from '../lib/sync-counters.js';
 
 const dataDir = process.env.BENCH_APPLIANCE_DATA_DIR;
 const cloudUrl = process.env.BENCH_CLOUD_URL;
@@ -41,7 +41,16 @@ await rt.app.listen({ port: 0, host: '127.0.0.1' });
 const addr = rt.app.server.address();
 if (!addr || typeof addr === 'string') throw new Error('no address');
 const transport = new TimedTransport(httpTransport(cloudUrl, syncKey, { timeoutMs: 120_000 }));
-const engine = new SyncEngine({ db: rt.handle.db, changes: rt.changes, clock: rt.clock, transport, bootstrap, registry: syncRegistry });
+// BENCH_SNAPSHOT_AHEAD=0: no snapshot page asked ahead (sync/engine.ts snapshotAhead).
+const engine = new SyncEngine({
+  db: rt.handle.db,
+  changes: rt.changes,
+  clock: rt.clock,
+  transport,
+  bootstrap,
+  registry: syncRegistry,
+  snapshotAhead: process.env.BENCH_SNAPSHOT_AHEAD !== '0',
+});
 const counter = sqliteCounter();
 
 const send = (m: Record<string, unknown>) => process.send!(m);
@@ -128,14 +137,23 @@ async function drain(): Promise<void> {
   send({ type: 'drain-done', pending: await engine.pendingCount() });
 }
 
+// BENCH_SQL_PROFILE=1: the join's time per SQLite statement text and per entity's apply (stderr).
+const joinSql = process.env.BENCH_SQL_PROFILE ? sqliteProfile() : null;
+
 async function join(): Promise<void> {
   setPhase('join');
   const cpu0 = process.cpuUsage();
   transport.reset();
   counter.reset();
+  joinSql?.reset();
+  pullProfile.clear();
   const t0 = performance.now();
   const { pulled } = await engine.syncOnce();
   const ms = performance.now() - t0;
+  if (joinSql) {
+    joinSql.print(`${bootstrap} join`);
+    printPullProfile(pullProfile);
+  }
   const snap = transport.get('/api/v1/sync/snapshot');
   const pull = transport.get('/api/v1/sync/pull');
   send({ type: 'join-done', ms, pulled, sql: counter.get(), snapshotPages: snap.calls, pullPages: pull.calls, bytes: snap.bytesIn, maxPage: snap.maxIn, end: process.memoryUsage(), peaks: memoryReport(), cpuMs: (process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1000 });

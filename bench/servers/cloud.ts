@@ -19,12 +19,17 @@ import { serveUntilStopped } from '../lib/child.js';
 
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-const schema = `bench_sync_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+// BENCH_CLOUD_SCHEMA=<schema>: start on a schema a run kept (BENCH_CLOUD_KEEP_SCHEMA=1) instead of a fresh one: its
+// tenant, staff and menu as they are (the sync bench's join-only mode, BENCH_SYNC_JOIN_ONLY); such a schema is kept.
+const reuse = process.env.BENCH_CLOUD_SCHEMA;
+const keep = Boolean(reuse) || process.env.BENCH_CLOUD_KEEP_SCHEMA === '1';
+const schema = reuse ?? `bench_sync_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+if (!/^[a-z0-9_]+$/.test(schema)) throw new Error(`bench cloud: not a schema name: ${schema}`);
 const admin = new pg.Client({ connectionString: PG_URL });
 await admin.connect();
-await admin.query(`create schema ${schema}`);
+if (!reuse) await admin.query(`create schema ${schema}`);
 const dropSchema = async () => {
-  await admin.query(`drop schema if exists ${schema} cascade`).catch((err: unknown) => console.error(`bench cloud: could not drop schema ${schema}`, err));
+  if (!keep) await admin.query(`drop schema if exists ${schema} cascade`).catch((err: unknown) => console.error(`bench cloud: could not drop schema ${schema}`, err));
   await admin.end().catch(() => {});
 };
 const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
@@ -158,14 +163,27 @@ try {
   await dropSchema();
   throw err;
 }
-const { tenant } = await rt.services.tenants.create({ slug: 'bench', name: 'Bench Bistro', admin_email: 'admin@bench.test', admin_password: 'geheim-wachtwoord-1' });
 const pin = '1234';
-const staff = await rt.services.users.create(tenant.id, { name: 'Sanne', role: 'staff', pin });
+let tenant: { id: string };
+let staff: { id: string };
 const products: Array<{ id: string; price_cents: number }> = [];
-for (let i = 0; i < 20; i++) {
-  products.push(await rt.services.menu.createProduct(tenant.id, { name: `Gerecht ${i + 1}`, price_cents: 350 + 75 * i }));
+let sync_key = '';
+let device: { id: string };
+if (reuse) {
+  // A kept schema: the bench's tenant as the run left it (no new device: a join registers its own).
+  const db = rt.handle.db;
+  tenant = await db.selectFrom('tenants').select('id').where('slug', '=', 'bench').executeTakeFirstOrThrow();
+  staff = await db.selectFrom('users').select('id').where('tenant_id', '=', tenant.id).where('name', '=', 'Sanne').executeTakeFirstOrThrow();
+  products.push(...(await db.selectFrom('products').select(['id', 'price_cents']).where('tenant_id', '=', tenant.id).where('name', 'like', 'Gerecht %').orderBy('created_at').orderBy('id').limit(20).execute()));
+  device = await db.selectFrom('sync_devices').select('id').where('tenant_id', '=', tenant.id).where('name', '=', 'Kassa').executeTakeFirstOrThrow();
+} else {
+  tenant = (await rt.services.tenants.create({ slug: 'bench', name: 'Bench Bistro', admin_email: 'admin@bench.test', admin_password: 'geheim-wachtwoord-1' })).tenant;
+  staff = await rt.services.users.create(tenant.id, { name: 'Sanne', role: 'staff', pin });
+  for (let i = 0; i < 20; i++) {
+    products.push(await rt.services.menu.createProduct(tenant.id, { name: `Gerecht ${i + 1}`, price_cents: 350 + 75 * i }));
+  }
+  ({ sync_key, device } = await rt.services.sync.cloud.createDevice(tenant.id, 'Kassa'));
 }
-const { sync_key, device } = await rt.services.sync.cloud.createDevice(tenant.id, 'Kassa');
 const login = await rt.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { slug: 'bench', pin } });
 const token = login.cookies.find((c) => c.name === 'ck_token');
 if (!token) throw new Error(`bench: cloud login failed (${login.statusCode}): ${login.body}`);
