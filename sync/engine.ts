@@ -74,6 +74,12 @@ export interface EngineOptions {
   snapshotBytes?: number;
   /** How an empty appliance gets its tenant: copy the current rows (default) or replay the cloud's whole log. */
   bootstrap?: 'snapshot' | 'replay';
+  /**
+   * Ask the cloud for the next snapshot page while this one is applied (default true): the cloud's
+   * reads and serialization overlap the appliance's inserts (issue 29 point 3). At most one page
+   * ahead; it is used only when the committed cursor is the one it was asked with.
+   */
+  snapshotAhead?: boolean;
   /** Test hook: called at named points; throwing there simulates a crash at that point. */
   failpoint?: (name: FailPoint) => void | Promise<void>;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
@@ -91,6 +97,8 @@ const PUSH_READ_SLICE = 100;
  */
 export class SyncEngine {
   private ready: { tenantId: string; deviceId: string } | null = null;
+  /** The snapshot page asked for ahead (`snapshotAhead`): its cursor, and the answer or the error of that request. */
+  private ahead: { cursor: string; page: Promise<SnapshotResponse> } | null = null;
   private readonly reg: SyncRegistry;
   private readonly schemaVersion: number;
   private readonly protocolVersion: number;
@@ -375,16 +383,26 @@ export class SyncEngine {
    */
   private async snapshotPage(state: SyncStateTable, tenantId: string): Promise<{ applied: number; more: boolean; records: ChangeRecord[] }> {
     let res: SnapshotResponse;
+    const cursor = state.snapshot_cursor!;
+    // The page asked for ahead, if it is this one (anything else, e.g. after a failed page, is dropped).
+    const ahead = this.ahead?.cursor === cursor ? this.ahead.page : null;
+    this.ahead = null;
     try {
-      res = await this.call<SnapshotResponse>('GET', '/api/v1/sync/snapshot', {
-        query: { ...this.versions(), ...(state.snapshot_cursor ? { cursor: state.snapshot_cursor } : {}), limit: this.o.snapshotLimit ?? MAX_SNAPSHOT_LIMIT, max_bytes: this.o.snapshotBytes ?? SNAPSHOT_PAGE_BYTES },
-      });
+      res = await (ahead ?? this.fetchSnapshot(cursor));
     } catch (err) {
       if (!(err instanceof SyncTransient && err.status === 404 && state.snapshot_cursor === '')) throw err;
       // A cloud from before snapshots: replay its whole log instead.
       this.o.log?.('sync: the cloud has no snapshot; replaying its change log from the start');
       await this.o.db.updateTable('sync_state').set({ snapshot_cursor: null }).where('id', '=', STATE_ID).where('snapshot_cursor', '=', '').execute();
       return { applied: 0, more: true, records: [] };
+    }
+    // The next page is asked for now and read by the cloud while this one is applied (pipelined).
+    // Only a read of the cloud: it is used if this page commits (the cursor then is its
+    // next_cursor), dropped otherwise; its error, if any, is the next page's.
+    if (res.next_cursor !== null && this.o.snapshotAhead !== false) {
+      const page = this.fetchSnapshot(res.next_cursor);
+      page.catch(() => {});
+      this.ahead = { cursor: res.next_cursor, page };
     }
     let applied = 0;
     await this.o.changes.write(tenantId, async (w) => {
@@ -411,6 +429,13 @@ export class SyncEngine {
         .execute();
     });
     return { applied, more: true, records: [] };
+  }
+
+  /** One snapshot page from the cloud: `cursor` '' is the first page (none sent). */
+  private fetchSnapshot(cursor: string): Promise<SnapshotResponse> {
+    return this.call<SnapshotResponse>('GET', '/api/v1/sync/snapshot', {
+      query: { ...this.versions(), ...(cursor ? { cursor } : {}), limit: this.o.snapshotLimit ?? MAX_SNAPSHOT_LIMIT, max_bytes: this.o.snapshotBytes ?? SNAPSHOT_PAGE_BYTES },
+    });
   }
 
   /**
