@@ -332,17 +332,28 @@ const movementsSync: EntityDescriptor = {
     const from = ledgerCursor(after);
     if (from) q = q.where((eb) => eb(eb.refTuple('booked_at', 'id'), '>', eb.tuple(from[0], from[1])));
     const rows = await q.orderBy('booked_at').orderBy('id').limit(limit).execute();
-    const changes = rows.map((r) => ({
-      entity: 'stock',
-      entity_id: r.id,
-      kind: 'stock.snapshot',
-      payload: { movements: [movementWire({ ...r, quantity_milli: Number(r.quantity_milli), counted_milli: r.counted_milli === null ? null : Number(r.counted_milli), level_after_milli: Number(r.level_after_milli) })] },
-      created_at: r.created_at,
-    }));
+    // Up to SNAPSHOT_MOVEMENTS rows per change (issue 29 point 3): a week's ledger is most of a
+    // restaurant's rows, and one change per row cost the appliance an apply, a payload check and a
+    // batch entry per movement, and filled its pages (counted in changes) with small rows. An
+    // appliance of any release applies a change of many movements (MovementsPayload, stock.moved).
+    const changes = [];
+    for (let i = 0; i < rows.length; i += SNAPSHOT_MOVEMENTS) {
+      const part = rows.slice(i, i + SNAPSHOT_MOVEMENTS);
+      changes.push({
+        entity: 'stock',
+        entity_id: part[0]!.id,
+        kind: 'stock.snapshot',
+        payload: { movements: part.map((r) => movementWire({ ...r, quantity_milli: Number(r.quantity_milli), counted_milli: r.counted_milli === null ? null : Number(r.counted_milli), level_after_milli: Number(r.level_after_milli) })) },
+        created_at: part[part.length - 1]!.created_at,
+      });
+    }
     const last = rows[rows.length - 1];
     return { changes, next: rows.length >= limit && last ? JSON.stringify([last.booked_at, last.id]) : null };
   },
 };
+
+/** Movements per change of a stock snapshot (MovementsPayload takes up to 200). */
+const SNAPSHOT_MOVEMENTS = 200;
 
 /** A stock-ledger snapshot cursor `[booked_at, id]`, or null (start of the ledger). */
 function ledgerCursor(after: string | null): [string, string] | null {
