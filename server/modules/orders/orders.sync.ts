@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
-import { bulkUpdateById } from '../../db/bulk.js';
+import { bulkUpdateById, insertRows } from '../../db/bulk.js';
 import type { OrderCourseFiresTable, OrderDiscountsTable, OrderItemsTable, OrderItemVoidsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
-import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
+import { defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
 import { Allergen, CreateProductBody } from '../menu/menu.schemas.js';
 import { toOrderDto } from './orders.service.js';
@@ -491,7 +491,8 @@ class OrdersBatch implements OrderStore, BatchState {
     }
     // Status and payment moves of the chunk's known orders: one statement per set of columns (server/db/bulk.ts).
     await bulkUpdateById(trx, 'orders', moved);
-    for (const rows of chunks(fresh)) await trx.insertInto('orders').values(rows).execute();
+    // Multi-row inserts written without Kysely's builder (server/db/bulk.ts insertRows; rows of another shape fall back to it).
+    await insertRows(trx, 'orders', fresh as Array<OrdersTable & Record<string, unknown>>);
     const inserted = await insertManyIfAbsent(trx, 'order_items', items as Array<OrderItemsTable & Record<string, unknown>>);
     if (this.strict && inserted !== items.length) throw new Error('sync: an order line id of this batch exists already');
     this.entries.clear();
