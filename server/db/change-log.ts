@@ -326,10 +326,17 @@ export async function appendChangesLocked(trx: Tx, tenantId: string, origin: str
   return recordsOf(rows, first, changes);
 }
 
-export async function readChanges(db: Executor, tenantId: string, afterSeq: number, limit: number): Promise<ChangeRecord[]> {
+/**
+ * Changes of one tenant after `afterSeq`, in seq order. With `payloadKinds`, only changes of those
+ * kinds carry their payload (the others: null), read and parsed (a consumer that looks at a few kinds: ChangeConsumer.payloadKinds).
+ */
+export async function readChanges(db: Executor, tenantId: string, afterSeq: number, limit: number, payloadKinds?: readonly string[]): Promise<ChangeRecord[]> {
+  const payload =
+    payloadKinds === undefined ? sql<string>`payload` : payloadKinds.length === 0 ? sql<string>`'null'` : sql<string>`case when kind in (${sql.join(payloadKinds)}) then payload else 'null' end`;
   const rows = await db
     .selectFrom('change_log')
-    .selectAll()
+    .select(['op_id', 'tenant_id', 'seq', 'origin', 'entity', 'entity_id', 'kind', 'created_at'])
+    .select(payload.as('payload'))
     .where('tenant_id', '=', tenantId)
     .where('seq', '>', afterSeq)
     .orderBy('seq')

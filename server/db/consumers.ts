@@ -34,6 +34,12 @@ export interface ChangeConsumer {
   name: string;
   /** Changes per transaction (default 100). */
   batchSize?: number;
+  /**
+   * Optional: the only kinds whose payload `handle` reads. The batch still holds every change, in
+   * seq order; the others come with a null payload, so their payloads are neither sent by the
+   * database nor parsed (the webhooks consumer: a catch-up's stock and ledger changes).
+   */
+  payloadKinds?: readonly string[];
   /** One tenant's changes in seq order, inside the transaction that advances the cursor past them. */
   handle(batch: ChangeRecord[], ctx: { trx: Tx; tenantId: string; node: string }): Promise<void>;
   /**
@@ -268,7 +274,7 @@ export class ChangeConsumers {
     const outcome = await this.opts.db.transaction().execute(async (trx): Promise<Outcome> => {
       const cursor = await this.claim(trx, c.name, tenantId);
       if (cursor === null) return 'locked';
-      const batch = await readChanges(trx, tenantId, cursor, size);
+      const batch = await readChanges(trx, tenantId, cursor, size, c.payloadKinds);
       if (batch.length === 0) return 'done';
       await c.handle(batch, { trx, tenantId, node: this.opts.node });
       handled = batch;

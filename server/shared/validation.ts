@@ -128,28 +128,53 @@ export interface JsonIssue {
 export function scanJson(value: unknown, opts: { maxString?: number; maxDepth?: number; skip?: readonly string[] } = {}): JsonIssue | null {
   const maxString = opts.maxString ?? Infinity;
   const maxDepth = opts.maxDepth ?? Infinity;
-  const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path: [] }];
+  // Per value, its key and its parent's frame instead of a copy of its path (made only for the
+  // issue found): every sync op and request body is walked (bench/README.md "Sync catch-up,
+  // session 13"). Numbers, booleans and null are never pushed: nothing to find in them. The walk
+  // and the issue it reports first are those of a plain depth-first walk over every value.
+  const stack: ScanFrame[] = [{ v: value, key: 0, up: null, depth: 0 }];
   while (stack.length > 0) {
-    const { v, path } = stack.pop()!;
+    const f = stack.pop()!;
+    const v = f.v;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return { kind: 'nul', path };
-      if (v.length > maxString) return { kind: 'long', path };
+      if (v.includes('\u0000')) return { kind: 'nul', path: pathOf(f) };
+      if (v.length > maxString) return { kind: 'long', path: pathOf(f) };
       continue;
     }
     if (v === null || typeof v !== 'object' || Buffer.isBuffer(v)) continue;
-    if (path.length >= maxDepth) return { kind: 'deep', path };
+    if (f.depth >= maxDepth) return { kind: 'deep', path: pathOf(f) };
+    const depth = f.depth + 1;
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+      for (let i = v.length - 1; i >= 0; i--) {
+        const c: unknown = v[i];
+        if (typeof c === 'string' || (typeof c === 'object' && c !== null)) stack.push({ v: c, key: i, up: f, depth });
+      }
       continue;
     }
     const keys = Object.keys(v);
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!;
-      if (k.includes('\u0000')) return { kind: 'nul', path: [...path, k.replaceAll('\u0000', '\\u0000')] };
-      if (k.length > maxString) return { kind: 'long', path };
-      if (path.length === 0 && opts.skip?.includes(k)) continue;
-      stack.push({ v: (v as Record<string, unknown>)[k], path: [...path, k] });
+      if (k.includes('\u0000')) return { kind: 'nul', path: [...pathOf(f), k.replaceAll('\u0000', '\\u0000')] };
+      if (k.length > maxString) return { kind: 'long', path: pathOf(f) };
+      if (f.depth === 0 && opts.skip?.includes(k)) continue;
+      const c = (v as Record<string, unknown>)[k];
+      if (typeof c === 'string' || (typeof c === 'object' && c !== null)) stack.push({ v: c, key: k, up: f, depth });
     }
   }
   return null;
+}
+
+/** A value `scanJson` is to look at: its key in its parent (`up`; null for the top) and its depth. */
+interface ScanFrame {
+  v: unknown;
+  key: string | number;
+  up: ScanFrame | null;
+  depth: number;
+}
+
+/** The path of a frame, from the top. */
+function pathOf(f: ScanFrame): Array<string | number> {
+  const path: Array<string | number> = [];
+  for (let x: ScanFrame | null = f; x !== null && x.up !== null; x = x.up) path.push(x.key);
+  return path.reverse();
 }

@@ -44,7 +44,8 @@ async function joined() {
   const own = (await n.appliance.services.orders.create(pos, { items: [{ product_id: menu.burger.id, quantity: 1, notes: 'Vera Verborgen: zonder ui' }], notes: 'bel 06-24681357', customer: { phone: '0624681357', name: 'Vera Verborgen' } })).order;
   await quiesce(n.appliance);
   await settle(n.cloud);
-  expect(await findEverywhere(n.cloud.handle.db, n.cloud.handle.dialect, NEEDLES)).toEqual(expect.arrayContaining(['reservations.name', 'orders.notes', 'order_items.notes', 'webhook_deliveries.body', 'change_log.payload']));
+  // (Deliveries are queued narrow: their bodies are made from the change log, so no copy of the person is in webhook_deliveries yet.)
+  expect(await findEverywhere(n.cloud.handle.db, n.cloud.handle.dialect, NEEDLES)).toEqual(expect.arrayContaining(['reservations.name', 'orders.notes', 'order_items.notes', 'change_log.payload']));
   expect(await findEverywhere(n.appliance.handle.db, 'sqlite', NEEDLES)).toEqual(expect.arrayContaining(['reservations.name', 'orders.notes', 'change_log.payload']));
   const customerId = (await n.cloud.services.loyalty.balanceByPhone(n.tenant.id, '0624681357')).customer_id;
   return { ...n, menu, who, pos, rx, hook, bookingId: booking.json().id as string, ownId: own.id, customerId };

@@ -26,7 +26,12 @@ export interface WebhookDeliveriesTable {
   /** Unique per webhook: one delivery per event, also when it reached this node twice. */
   event_key: string;
   event_type: string;
-  /** The exact bytes that are signed and sent on every attempt. */
+  /**
+   * '' for a narrow row (queued since session 13): the body is made from the change-log row
+   * (tenant_id, event_id) when it is sent or read (server/modules/webhooks/webhooks.bodies.ts).
+   * Otherwise the exact bytes that are signed and sent on every attempt (rows queued before, and
+   * narrow rows whose redacted body an erasure stored).
+   */
   body: string;
   status: 'pending' | 'delivered' | 'failed' | string;
   attempts: number;

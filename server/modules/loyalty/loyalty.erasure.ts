@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/connection.js';
 import { nationalDigits, toE164 } from '../../shared/phone.js';
+import { deliveryBodies, SlugCache } from '../webhooks/webhooks.bodies.js';
 
 /**
  * A loyalty erasure beyond the loyalty tables (issue 28 point 3, docs/loyalty.md "Privacy"): the
@@ -181,6 +182,25 @@ export async function redactPerson(db: Executor, tenantId: string, who: ErasedPe
   }
   // Webhook deliveries this node keeps (sent, pending or failed; an admin may read and resend them).
   const refs = [...theirs, ...mentioned];
+  // Narrow ones have no body of their own: it is made from their change-log row when sent or read
+  // (webhooks.bodies.ts). Those whose row mentions the person get their body stored here (from the
+  // row as it now stands), so the loop below redacts it as it does a stored one, and it stays so.
+  const slugs = new SlugCache();
+  for (const part of chunks(refs, 50)) {
+    const narrow = await db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('change_log as c', (j) => j.onRef('c.tenant_id', '=', 'd.tenant_id').onRef('c.op_id', '=', 'd.event_id'))
+      .select(['d.id', 'd.tenant_id', 'd.event_id', 'd.body'])
+      .where('d.tenant_id', '=', tenantId)
+      .where('d.body', '=', '')
+      .where((eb) => eb.or(part.map((id) => eb('c.payload', 'like', `%${id}%`))))
+      .execute();
+    const bodies = await deliveryBodies(db, narrow, slugs);
+    for (const d of narrow) {
+      const body = bodies.get(d.id);
+      if (body) await db.updateTable('webhook_deliveries').set({ body }).where('id', '=', d.id).execute();
+    }
+  }
   for (const part of chunks(refs, 50)) {
     const rows = await db
       .selectFrom('webhook_deliveries')

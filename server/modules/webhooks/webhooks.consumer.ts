@@ -6,7 +6,14 @@ import { newId } from '../../shared/ids.js';
 import type { Role } from '../../shared/role.js';
 import { eventOf } from './webhooks.payloads.js';
 import { webhooksRepository, type DeliveryRow } from './webhooks.repository.js';
-import type { WebhookEventBody } from './webhooks.schemas.js';
+
+/**
+ * The kinds whose event `eventOf` (webhooks.payloads.ts) decides from the payload: whether a status
+ * change happened here (`order.status_changed`) and which course fired (`order.course_fired`, its
+ * key). For every other event kind, type and key follow from the kind and the entity id, so the
+ * consumer reads those changes without their payloads (its rows carry no body).
+ */
+export const EVENTS_READ_FROM_PAYLOAD: readonly string[] = ['order.status_changed', 'order.course_fired'];
 
 export const WEBHOOK_CONSUMER = 'webhooks';
 
@@ -14,8 +21,6 @@ export const WEBHOOK_CONSUMER = 'webhooks';
 export interface WebhooksConsumerDeps {
   clock: Clock;
   role: Role;
-  /** The tenant's slug for event bodies (a slug does not change). */
-  slugOf(tenantId: string, trx: Tx): Promise<string>;
   /** Whether this appliance's database is bound to a cloud (then it sends nothing); asked only on an appliance. */
   bound(trx: Tx): Promise<boolean>;
   /** Taken before a batch reads the subscriptions, handed back with what it read (`subscribed`): lets the owner of `wants` drop a read that a forget overtook. */
@@ -36,9 +41,16 @@ export interface WebhooksConsumerDeps {
  * the cursor (exactly once per node; unique per (webhook, event key) across re-handled batches and
  * events that travelled through sync). A subscription gets the events its node sees after it was
  * created (event time), never older history. Runs on the main thread, or (WEBHOOK_SENDER=thread,
- * once the server listens) in the sender thread on its own pool, so that reading the changes back,
- * building every event body and inserting the wide delivery rows after each commit stay off the event
- * loop that takes the requests and sync pushes (bench/README.md "Sync catch-up, session 12").
+ * once the server listens) in the sender thread on its own pool, so that reading the changes back
+ * and inserting the delivery rows after each commit stay off the event loop that takes the requests
+ * and sync pushes (bench/README.md "Sync catch-up, session 12").
+ *
+ * The rows are narrow (bench/README.md "Sync catch-up, session 13"): `body` is '' and the event is
+ * the change-log row `(tenant_id, event_id)`, whose body the sender makes when it sends
+ * (webhooks.bodies.ts), so a catch-up's thousands of events are not serialized, written and
+ * rewritten by every claim and finish as 1–2 KB bodies. The batch is read with the payloads of the
+ * events whose key (or whether they are an event at all) depends on them only (`payloadKinds`):
+ * every other payload is neither sent by the database nor parsed here.
  */
 export function webhooksConsumer(deps: WebhooksConsumerDeps): ChangeConsumer {
   /** Batches whose `handle` queued deliveries, until their `afterCommit` (the same array object). */
@@ -46,6 +58,7 @@ export function webhooksConsumer(deps: WebhooksConsumerDeps): ChangeConsumer {
   return {
     name: WEBHOOK_CONSUMER,
     batchSize: 500,
+    payloadKinds: EVENTS_READ_FROM_PAYLOAD,
     ...(deps.wants ? { wants: deps.wants } : {}),
     ...(deps.forward ? { forward: deps.forward } : {}),
     async handle(batch: ChangeRecord[], { trx, tenantId }) {
@@ -61,14 +74,11 @@ export function webhooksConsumer(deps: WebhooksConsumerDeps): ChangeConsumer {
       const subs = (await webhooksRepository.list(trx, tenantId)).map((s) => ({ row: s, events: new Set(JSON.parse(s.events) as string[]) }));
       deps.subscribed(tenantId, new Set(subs.flatMap((s) => [...s.events])), seen);
       if (subs.length === 0) return;
-      const tenant = { id: tenantId, slug: await deps.slugOf(tenantId, trx) };
       const now = deps.clock.now().toISOString();
       const rows: DeliveryRow[] = [];
       for (const { change, event } of events) {
         const targets = subs.filter((s) => s.events.has(event.type) && change.created_at >= s.row.created_at);
         if (targets.length === 0) continue;
-        const body: WebhookEventBody = { id: change.op_id, type: event.type, created_at: change.created_at, tenant, data: event.data };
-        const bytes = JSON.stringify(body);
         for (const s of targets) {
           rows.push({
             id: newId(),
@@ -77,7 +87,8 @@ export function webhooksConsumer(deps: WebhooksConsumerDeps): ChangeConsumer {
             event_id: change.op_id,
             event_key: event.key,
             event_type: event.type,
-            body: bytes,
+            // Narrow: made from the change-log row (tenant_id, event_id) when sent or read (webhooks.bodies.ts).
+            body: '',
             status: 'pending',
             attempts: 0,
             next_attempt_at: now,

@@ -1,6 +1,7 @@
 import type { Db, Dialect } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { deliveryBodies, SlugCache } from './webhooks.bodies.js';
 import type { PostResult } from './webhooks.outbound.js';
 import { webhooksRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks.schemas.js';
@@ -25,7 +26,9 @@ export interface DeliveryWorkerOptions {
   dialect: Dialect;
   clock: Clock;
   timers?: Timers;
-  /** One attempt: sign and POST (webhooks.service.ts); `signal` aborts it when the worker closes. */
+  /** Tenant slugs for the bodies of narrow deliveries (webhooks.bodies.ts); the worker's own by default. */
+  slugs?: SlugCache;
+  /** One attempt: sign and POST (webhooks.service.ts); `signal` aborts it when the worker closes. `delivery.body` is the body to send (made from the change log for a narrow row). */
   send: (delivery: DeliveryRow, webhook: SubscriptionRow, signal: AbortSignal) => Promise<PostResult>;
   /** How long a claim keeps other nodes off a delivery (far longer than one attempt's 10 s). */
   leaseMs?: number;
@@ -58,6 +61,7 @@ export class DeliveryWorker {
   private readonly attemptMs: number;
   private readonly batchSize: number;
   private readonly pollMs: number;
+  private readonly slugs: SlugCache;
   private started = false;
   private closed = false;
   private running: Promise<number> | null = null;
@@ -74,6 +78,7 @@ export class DeliveryWorker {
     this.attemptMs = opts.attemptMs ?? ATTEMPT_TIMEOUT_MS;
     this.batchSize = opts.batchSize ?? 200;
     this.pollMs = opts.pollMs ?? 5_000;
+    this.slugs = opts.slugs ?? new SlugCache();
   }
 
   /** Timers on: a pass now, then at each due time (server listening). */
@@ -159,6 +164,8 @@ export class DeliveryWorker {
     const claimed = await webhooksRepository.claimDue(db, dialect, now.toISOString(), this.leaseMs, token, this.batchSize);
     if (claimed.length === 0) return 0;
     const hooks = new Map((await webhooksRepository.byIds(db, [...new Set(claimed.map((d) => d.webhook_id))])).map((w) => [w.id, w]));
+    // Narrow rows' bodies, made from their change-log rows (webhooks.bodies.ts): the same bytes on every attempt.
+    const bodies = await deliveryBodies(db, claimed, this.slugs);
     // Webhooks in parallel; one webhook's deliveries one after another, oldest first, so a receiver
     // normally sees an order's events in the order they happened (not guaranteed: retries reorder).
     const byHook = new Map<string, DeliveryRow[]>();
@@ -188,7 +195,7 @@ export class DeliveryWorker {
             await webhooksRepository.finish(db, d.id, token, {});
             continue;
           }
-          const ok = await this.attempt(d, hooks.get(hookId), token);
+          const ok = await this.attempt(d, bodies.get(d.id) ?? null, hooks.get(hookId), token);
           if (ok === null) continue;
           accepted.set(ok, [...(accepted.get(ok) ?? []), d.id]);
           count += 1;
@@ -201,16 +208,22 @@ export class DeliveryWorker {
   }
 
   /** One attempt; an accepted one is left to the caller to record (its status code), anything else is recorded here (null). */
-  private async attempt(d: DeliveryRow, hook: SubscriptionRow | undefined, token: string): Promise<number | null> {
+  private async attempt(d: DeliveryRow, body: string | null, hook: SubscriptionRow | undefined, token: string): Promise<number | null> {
     const { db, clock } = this.opts;
     if (!hook || hook.deleted_at) {
       const at = clock.now().toISOString();
       await webhooksRepository.finish(db, d.id, token, { status: 'failed', next_attempt_at: null, last_error: 'De webhook is verwijderd.', updated_at: at });
       return null;
     }
+    if (body === null) {
+      // A narrow row whose change-log row is gone (the log is append-only: not expected). Never send something else.
+      const at = clock.now().toISOString();
+      await webhooksRepository.finish(db, d.id, token, { status: 'failed', next_attempt_at: null, last_error: 'De gebeurtenis staat niet meer in het wijzigingslogboek.', updated_at: at });
+      return null;
+    }
     let result: PostResult;
     try {
-      result = await this.opts.send(d, hook, this.stopping.signal);
+      result = await this.opts.send({ ...d, body }, hook, this.stopping.signal);
     } catch (err) {
       this.opts.onError?.(err);
       result = { ok: false, status: null, error: 'Versturen mislukt.', final: false, ms: 0 };

@@ -35,7 +35,8 @@ export interface EventOfChange {
 /**
  * The webhook event a change-log record is, or null (not one of the events, or a change that did
  * not happen here: an order status the cloud did not apply because the order already had another
- * final status).
+ * final status). The queue's consumer reads only the payloads of EVENTS_READ_FROM_PAYLOAD
+ * (webhooks.consumer.ts): a kind whose null or key comes to depend on the payload belongs there.
  */
 export function eventOf(change: Pick<ChangeRecord, 'kind' | 'entity_id' | 'payload'>): EventOfChange | null {
   if (!isWebhookEvent(change.kind)) return null;

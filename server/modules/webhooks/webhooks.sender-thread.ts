@@ -27,21 +27,12 @@ const worker = new DeliveryWorker({ db: handle.db, dialect: handle.dialect, cloc
 
 /** The main thread's subscription epoch as of the last wake-up received (see webhooks.consumer.ts `mark`). */
 let epoch = 0;
-const slugs = new Map<string, string>();
 let bound = false;
 const consumers = new ChangeConsumers({ db: handle.db, dialect: handle.dialect, clock: systemClock, node: `webhooks-thread-${process.pid}`, onError: report });
 consumers.register(
   webhooksConsumer({
     clock: systemClock,
     role: data.role,
-    slugOf: async (tenantId, trx) => {
-      let slug = slugs.get(tenantId);
-      if (slug === undefined) {
-        slug = (await trx.selectFrom('tenants').select('slug').where('id', '=', tenantId).executeTakeFirst())?.slug ?? '';
-        slugs.set(tenantId, slug);
-      }
-      return slug;
-    },
     bound: async (trx) => bound || (bound = await webhooksRepository.boundToCloud(trx)),
     mark: () => epoch,
     subscribed: (tenantId, events, seen) => send({ type: 'subscribed', tenantId, events: [...events], epoch: seen }),

@@ -9,6 +9,7 @@ import { newId } from '../../shared/ids.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { DeliveryWorker, type Timers } from './webhooks.delivery.js';
 import { isWebhookEvent } from './webhooks.payloads.js';
+import { deliveryBodies, SlugCache } from './webhooks.bodies.js';
 import { WEBHOOK_CONSUMER, webhooksConsumer } from './webhooks.consumer.js';
 import { MANAGED_IN_CLOUD } from '../apikeys/apikeys.service.js';
 import { AddressNotFound, AddressRefused, resolveChecked, sendDelivery, systemResolver, type SendNet } from './webhooks.outbound.js';
@@ -56,7 +57,11 @@ export const toWebhookRecord = (row: SubscriptionRow): WebhookRecord => ({
   deleted_at: row.deleted_at,
 });
 
-export function toDeliveryDto(row: DeliveryRow): Delivery {
+/**
+ * A delivery as the admin sees it; `body`: its body (webhooks.bodies.ts: stored, or made from the
+ * change log). A body that cannot be made (no such change-log row) shows the event's envelope.
+ */
+export function toDeliveryDto(row: DeliveryRow, body: string | null | undefined): Delivery {
   return {
     id: row.id,
     webhook_id: row.webhook_id,
@@ -70,7 +75,7 @@ export function toDeliveryDto(row: DeliveryRow): Delivery {
     last_error: row.last_error,
     delivered_at: row.delivered_at,
     created_at: row.created_at,
-    event: JSON.parse(row.body) as WebhookEventBody,
+    event: body ? (JSON.parse(body) as WebhookEventBody) : { id: row.event_id, type: row.event_type as WebhookEventType, created_at: row.created_at, tenant: { id: row.tenant_id, slug: '' }, data: {} },
   };
 }
 
@@ -117,7 +122,7 @@ export interface WebhooksDeps {
 export const DELIVERY_RETENTION_DAYS = 30;
 
 export function createWebhooksService(deps: WebhooksDeps) {
-  const { db, changes, clock, config, tenants } = deps;
+  const { db, changes, clock, config } = deps;
   /** The outside world and the address rule; tests replace the resolver (a fake DNS for the rebinding case). */
   const net: SendNet = { resolve: systemResolver, timeoutMs: ATTEMPT_TIMEOUT_MS, allowPrivate: mayReachPrivate(config) };
   /** This appliance is bound to a cloud (once true, for good). */
@@ -126,17 +131,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
   const refuseOnBoundAppliance = async () => {
     if (config.role === 'local' && (config.cloudUrl || bound || (bound = await webhooksRepository.boundToCloud(db)))) throw conflict(MANAGED_IN_CLOUD);
   };
-  /** Tenant slugs for event bodies (a slug does not change). */
-  const slugs = new Map<string, string>();
-
-  async function slugOf(tenantId: string, trx: Tx): Promise<string> {
-    let slug = slugs.get(tenantId);
-    if (slug === undefined) {
-      slug = (await tenants.byId(tenantId, trx))?.slug ?? '';
-      slugs.set(tenantId, slug);
-    }
-    return slug;
-  }
+  /** Tenant slugs for the bodies of narrow deliveries (webhooks.bodies.ts; a slug does not change). */
+  const slugs = new SlugCache();
 
   /** The URL's address must be allowed for the sender (checked again, on the resolved address, at every attempt). */
   async function checkUrl(url: string): Promise<void> {
@@ -155,7 +151,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
   /** Where failures of the worker go (the routes plugin points it at the app's logger). */
   const log = { error: (err: unknown, msg: string): void => console.error(msg, err) };
   const onError = (err: unknown) => log.error(err, 'webhooks: delivery pass failed');
-  const worker = new DeliveryWorker({ db, dialect: deps.dialect, clock, timers: deps.timers, send, onError });
+  const worker = new DeliveryWorker({ db, dialect: deps.dialect, clock, timers: deps.timers, send, onError, slugs });
   /**
    * What runs the queue once the server listens (docs/partners.md "Sender thread"): this worker, or
    * (WEBHOOK_SENDER=thread, on PostgreSQL) a worker thread with its own pool, so thousands of sends
@@ -191,7 +187,6 @@ export function createWebhooksService(deps: WebhooksDeps) {
   const consumer: ChangeConsumer = webhooksConsumer({
     clock,
     role: config.role,
-    slugOf,
     bound: async (trx) => bound || (bound = await webhooksRepository.boundToCloud(trx)),
     mark: () => epoch,
     subscribed: noteSubscribed,
@@ -301,7 +296,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
         webhooksRepository.listDeliveries(db, tenantId, webhookId, q.status, q.limit, q.offset),
         webhooksRepository.countDeliveries(db, tenantId, webhookId, q.status),
       ]);
-      return { data: rows.map(toDeliveryDto), total, limit: q.limit, offset: q.offset };
+      const bodies = await deliveryBodies(db, rows, slugs);
+      return { data: rows.map((r) => toDeliveryDto(r, bodies.get(r.id))), total, limit: q.limit, offset: q.offset };
     },
 
     /**
@@ -318,7 +314,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const patch = d.status === 'failed' ? { status: 'pending', attempts: 0, next_attempt_at: now, updated_at: now } : { next_attempt_at: now, updated_at: now };
       await webhooksRepository.updateDelivery(db, d.id, patch);
       sender.kick();
-      return toDeliveryDto({ ...d, ...patch });
+      return toDeliveryDto({ ...d, ...patch }, (await deliveryBodies(db, [d], slugs)).get(d.id));
     },
   };
 }

@@ -365,6 +365,39 @@ describe('webhook delivery (CONTRACT §12)', () => {
     expect(s.rx.requests).toHaveLength(5);
   });
 
+  it('deliveries are queued narrow (no body stored; made from the change log when sent and listed); a stored body is sent as stored; a row without its change-log row fails', async () => {
+    const s = await setup();
+    const hook = await subscribe(s, s.rx.url, ['order.created', 'order.status_changed']);
+    s.rx.answer = 500;
+    const order = await newOrder(s);
+    const moved = await s.t.req({ method: 'PATCH', url: `/api/v1/orders/${order.id}`, cookie: s.admin, payload: { status: 'accepted' } });
+    expect(moved.statusCode).toBe(200);
+    await settle(s.t);
+    const rows = await s.t.handle.db.selectFrom('webhook_deliveries').select(['id', 'event_id', 'event_type', 'body']).where('webhook_id', '=', hook.id).execute();
+    expect(rows.map((r) => r.body)).toEqual(['', '']);
+    const first = new Map(s.rx.requests.map((q) => [String(q.headers['x-service-delivery']), q.raw.toString('utf8')]));
+    expect(first.size).toBe(2);
+    // The admin's list shows the body that was sent.
+    for (const d of await deliveries(s, hook.id)) expect(d.event).toEqual(JSON.parse(first.get(d.id)!));
+
+    // A row with a body of its own (queued by an older release) is sent as stored.
+    const created = rows.find((r) => r.event_type === 'order.created')!;
+    const stored = first.get(created.id)!.replace('"status":"new"', '"status":"new","stored":true');
+    await s.t.handle.db.updateTable('webhook_deliveries').set({ body: stored }).where('id', '=', created.id).execute();
+    // A row whose change-log row is gone is failed, not sent with another body.
+    const changed = rows.find((r) => r.event_type === 'order.status_changed')!;
+    await s.t.handle.db.deleteFrom('change_log').where('op_id', '=', changed.event_id).execute();
+    s.rx.answer = 200;
+    await at(s, 1_000);
+    const second = s.rx.requests.slice(2);
+    expect(second.map((q) => q.headers['x-service-delivery'])).toEqual([created.id]);
+    expect(second[0]!.raw.toString('utf8')).toBe(stored);
+    expect(verifies(hook.secret, second[0]!.raw, second[0]!.headers['x-service-signature'])).toBe(true);
+    const after = new Map((await deliveries(s, hook.id)).map((d) => [d.id, d]));
+    expect(after.get(created.id)).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect(after.get(changed.id)).toMatchObject({ status: 'failed', attempts: 1, last_error: 'De gebeurtenis staat niet meer in het wijzigingslogboek.' });
+  });
+
   it('only subscribed events are sent, only events after the subscription, and a deleted webhook gets nothing more', async () => {
     const s = await setup();
     const before = await newOrder(s); // before any webhook: never sent
