@@ -46,6 +46,7 @@ import { assertDurability } from './lib/seed.js';
 import { compareOrders, mib, rssSampler, sqliteCounter, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
 import { phaseFigures, phaseSampler, type PhaseMemory } from './lib/sync-counters.js';
 import { benchConfig } from './lib/tmp.js';
+import { pgCpuBetween, readPgCpu, tableBytes } from './lib/pg-cpu.js';
 import { startServer, type BenchServer } from './lib/child.js';
 import { buildCompiledChildren } from './lib/compiled.js';
 import pg from 'pg';
@@ -856,6 +857,7 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     const webhooks = hooks ? await drainWebhooks(info, hooks, start) : { result: { deliveries: 0, orderCreated: 0, drainMs: 0, duplicates: 0, retried: 0 }, problems: [] };
     verify.problems.push(...webhooks.problems);
     if (hooks) log(`  webhooks: ${webhooks.result.deliveries} deliveries sent by the cloud (${webhooks.result.orderCreated} order.created, one per order of the outage), queue empty ${sec(webhooks.result.drainMs)} s after the catch-up, ${webhooks.result.duplicates} sent twice, ${webhooks.result.retried} retried after an unanswered attempt`);
+    if (hooks) log(`  webhook_deliveries on disk after the drain (with indexes and TOAST): ${((await tableBytes(info.pgUrl, 'webhook_deliveries')) / 2 ** 20).toFixed(1)} MiB`);
     const join = await newApplianceJoins(server, info, memory);
     return {
       scenario: s,
@@ -889,17 +891,22 @@ type Timed = Pick<CatchupResult, 'wallMs' | 'pushMs' | 'pullMs' | 'pushBatches' 
 /** The timed catch-up by the appliance child: it pushes and pulls, this process samples both children's memory per phase. */
 async function catchupInChild(appliance: BenchServer, server: BenchServer, sampler: ReturnType<typeof phaseSampler>, cookie: string, info: CloudInfo): Promise<Timed> {
   const shop = webShop(server, cookie, info.products);
+  // The database's own CPU over the push (bench/lib/pg-cpu.ts): the cloud's process CPU leaves it out.
+  const pgBefore = await readPgCpu(info.pgUrl);
+  const pgPush: { cpuMs: Promise<number> | null } = { cpuMs: null };
   sampler.phase('push');
   const r = await ask<{ pushMs: number; pullMs: number; pushBatches: number; pushedOps: number; pullPages: number; pulledChanges: number; httpPushMs: number; httpPullMs: number; pushBytes: number; pullBytes: { total: number; max: number }; applianceSql: CatchupResult['applianceSql']; end: NodeJS.MemoryUsage; peaks: PeaksByPhase; cpuMs: { push: number; pull: number } }>(appliance, { type: 'catchup' }, 'catchup-done', (m) => {
     if (m.type !== 'phase') return;
     sampler.phase(String(m.phase));
     // BENCH_SQL_PROFILE / BENCH_CPU_PROF_CATCHUP: the cloud's profiles of the push and of the pull apart.
     if (m.phase === 'pull') {
+      pgPush.cpuMs = readPgCpu(info.pgUrl).then((after) => pgCpuBetween(pgBefore, after));
       server.child.send({ type: 'sql-profile', action: 'print', label: 'push' });
       server.child.send({ type: 'sql-profile', action: 'reset', label: 'pull' });
     }
   });
   sampler.phase('after');
+  if (pgPush.cpuMs) console.log(`  PostgreSQL backends' CPU over the push (the cloud's database, /proc): ${((await pgPush.cpuMs) / 1000).toFixed(2)} s`);
   console.log(`  appliance child's own memory at its peaks (MiB; V8 heap committed/used, of it new space; external, of it array buffers): ${peaksLine(r.peaks)}; its CPU push ${sec(r.cpuMs.push)} s, pull ${sec(r.cpuMs.pull)} s`);
   server.child.send({ type: 'sql-profile', action: 'print', label: 'pull' });
   const during = await shop.stop();

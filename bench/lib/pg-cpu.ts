@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import pg from 'pg';
+
+/**
+ * The CPU of the PostgreSQL backends serving one database (its connections' processes, from
+ * /proc/<pid>/stat), for "where does the push's time go" on a shared machine: the cloud's own
+ * process CPU (bench/servers/cloud.ts) leaves out the database's work, which runs in these
+ * processes. Only where PostgreSQL runs on this machine (else 0). A backend that started between two
+ * readings counts from its start; one that ended is lost (the cloud's pools keep theirs).
+ */
+const TICK_MS = 1000 / 100; // USER_HZ: 100 on Linux
+
+/** utime + stime of a process, ms; null when it is gone or not readable. */
+function cpuMsOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+export interface PgCpuReading {
+  at: Map<number, number>;
+}
+
+/** The backends of the database in `url` (but the one asking) and their CPU so far. */
+export async function readPgCpu(url: string): Promise<PgCpuReading> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const at = new Map<number, number>();
+    if (os.platform() !== 'linux') return { at };
+    for (const { pid } of rows) {
+      const ms = cpuMsOf(Number(pid));
+      if (ms !== null) at.set(Number(pid), ms);
+    }
+    return { at };
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU ms the database's backends used between two readings. */
+export function pgCpuBetween(a: PgCpuReading, b: PgCpuReading): number {
+  let ms = 0;
+  for (const [pid, now] of b.at) ms += now - (a.at.get(pid) ?? 0);
+  return ms;
+}
+
+/** The table's size on disk with its indexes and TOAST (bytes). */
+export async function tableBytes(url: string, table: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query<{ n: string }>('select pg_total_relation_size($1::regclass) as n', [table])).rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
