@@ -3,10 +3,13 @@ import {
   DefaultQueryExecutor,
   Kysely,
   SqliteDialect,
+  type CompiledQuery,
   type ConnectionProvider,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   type QueryCompiler,
+  type QueryResult,
   type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
@@ -30,8 +33,12 @@ import {
  * are never refused; a query of another flow still waits its turn as before. On in production too:
  * a 500 beats a hung till.
  *
- * Cost: a root-db query does one `getStore()` and one `run()`; queries through a transaction do
- * neither (bench/README.md "The `PATCH /reservations/{id}` hang").
+ * Cost: in Node 20 an AsyncLocalStorage that is on makes every promise of the process pay for
+ * promise hooks. So only what runs the caller's code while it holds the connection is marked (a
+ * transaction, `db.connection()`), the storage is on only while such a mark holds it, and a single
+ * root statement is only checked (nothing but the driver runs while it holds the connection); queries
+ * through a transaction do neither (bench/README.md "The `PATCH /reservations/{id}` hang", "The order
+ * path, session 13").
  */
 
 export class SqliteSelfWaitError extends Error {
@@ -55,30 +62,91 @@ interface Hold {
 
 const holds = new AsyncLocalStorage<Hold>();
 
+/**
+ * How many marked holds (of any guarded database) still hold their connection. The storage is
+ * switched on by the first mark and off again when none is held: in Node 20 an AsyncLocalStorage that
+ * is on installs promise hooks that run for EVERY promise of the process, at a cost per promise
+ * (bench/README.md "The order path, session 13": 7–8 % of the appliance's CPU in the orders bench
+ * before). While no mark is held no flow can be inside one, so there is nothing to find and no
+ * context needs to be carried.
+ */
+let heldMarks = 0;
+
+/** How many marks hold a connection now, and whether the storage (and with it Node's promise hooks) is on: tests and diagnostics. */
+export function selfWaitMarks(): { held: number; storageOn: boolean } {
+  return { held: heldMarks, storageOn: (holds as unknown as { enabled: boolean }).enabled === true };
+}
+
 /** Kysely's default connection provider (acquire, use, release) plus the mark and the check. */
 class SelfWaitGuard implements ConnectionProvider {
   constructor(private readonly driver: Driver) {}
 
-  async provideConnection<T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> {
-    // The holds this flow is inside of that still hold their connection; released ones are skipped
-    // and not linked, so a chain of detached work (a timer started in a transaction that starts the
-    // next one) never grows.
+  /**
+   * Throws when this flow is inside a mark of this database that still holds the connection; else
+   * the innermost other mark it is inside of that still holds its connection (another database's
+   * transaction), if any. Released holds are skipped and not linked, so a chain of detached work (a
+   * timer started in a transaction that starts the next one) never grows.
+   */
+  private check(): Hold | undefined {
+    if (heldMarks === 0) return undefined;
     let outer: Hold | undefined;
     for (let h = holds.getStore(); h !== undefined; h = h.outer) {
       if (!h.held) continue;
       if (h.owner === this) throw new SqliteSelfWaitError();
       outer ??= h;
     }
+    return outer;
+  }
+
+  /**
+   * A transaction, `db.connection()`: the consumer runs the caller's code while it holds the
+   * connection, so the connection is marked in that code's async context.
+   */
+  async provideConnection<T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> {
+    const outer = this.check();
     const connection = await this.driver.acquireConnection();
     const hold: Hold = { owner: this, held: true, outer };
+    heldMarks++;
     try {
       return await holds.run(hold, () => consumer(connection));
     } finally {
       // Work the consumer started and left running (a timer, a detached promise) keeps the context
       // but no longer holds the connection: its queries wait their turn as usual.
       hold.held = false;
+      if (--heldMarks === 0) holds.disable();
       await this.driver.releaseConnection(connection);
     }
+  }
+
+  /**
+   * One statement through the root db (`db.selectFrom(...).execute()`): checked like any use, but not
+   * marked, since no code but the driver's runs while it holds the connection (nothing could wait
+   * for it from inside).
+   */
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    this.check();
+    const connection = await this.driver.acquireConnection();
+    try {
+      return await connection.executeQuery<R>(compiledQuery);
+    } finally {
+      await this.driver.releaseConnection(connection);
+    }
+  }
+}
+
+/** The root executor: its single statements go through the guard's `executeQuery` (no mark); everything else as Kysely's. */
+class GuardedExecutor extends DefaultQueryExecutor {
+  constructor(
+    compiler: QueryCompiler,
+    adapter: DialectAdapter,
+    private readonly guard: SelfWaitGuard,
+  ) {
+    super(compiler, adapter, guard, []);
+  }
+
+  // No plugins on the root executor (a `withPlugin` one is a plain DefaultQueryExecutor, which goes through provideConnection).
+  override executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    return this.guard.executeQuery<R>(compiledQuery);
   }
 }
 
@@ -128,6 +196,6 @@ class LazyDriver implements Driver {
 export function guardedSqliteKysely<DB>(config: SqliteDialectConfig): Kysely<DB> {
   const dialect = new SqliteDialect(config);
   const driver = new LazyDriver(dialect.createDriver());
-  const executor = new DefaultQueryExecutor(dialect.createQueryCompiler(), dialect.createAdapter(), new SelfWaitGuard(driver), []);
+  const executor = new GuardedExecutor(dialect.createQueryCompiler(), dialect.createAdapter(), new SelfWaitGuard(driver));
   return new Kysely<DB>({ config: { dialect }, dialect, driver, executor });
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openDb, type DbHandle, type Executor } from '../../../server/db/connection.js';
-import { SqliteSelfWaitError } from '../../../server/db/sqlite-guard.js';
+import { selfWaitMarks, SqliteSelfWaitError } from '../../../server/db/sqlite-guard.js';
 import { createTestApp } from '../../helpers/app.js';
 
 /**
@@ -79,6 +79,29 @@ describe('SQLite self-wait guard', () => {
     expect(seen).toBe(4);
     // The same flow after its transaction: the root db again.
     expect(await n(a.db)).toBe(4);
+  });
+
+  it('costs nothing while no transaction holds the connection (session 13): single root statements are not marked, the storage (Node 20: promise hooks for every promise) is on only while a transaction or db.connection() holds it', async () => {
+    const a = sqliteHandle();
+    const b = sqliteHandle();
+    await withTable(a);
+    await withTable(b);
+    const n = async (exec: Executor) => (await sql<{ n: number }>`select count(*) as n from t`.execute(exec)).rows[0]!.n;
+    expect(await Promise.all([n(a.db), n(a.db), n(b.db)])).toEqual([2, 2, 2]);
+    expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
+    const seen = await a.db.transaction().execute(async (trx) => {
+      const inside = selfWaitMarks();
+      const nested = await b.db.transaction().execute(async () => selfWaitMarks().held);
+      return { inside, nested, own: await n(trx), after: selfWaitMarks().held };
+    });
+    expect(seen).toEqual({ inside: { held: 1, storageOn: true }, nested: 2, own: 2, after: 1 });
+    expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
+    await a.db.connection().execute(async () => expect(selfWaitMarks().held).toBe(1));
+    // A failed transaction lets go too, and the guard still finds the next self-wait after the storage was off.
+    await expect(a.db.transaction().execute(async () => n(a.db))).rejects.toThrow(SqliteSelfWaitError);
+    expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
+    await expect(a.db.transaction().execute(async () => [await Promise.resolve(), await n(a.db)])).rejects.toThrow(SqliteSelfWaitError);
+    expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
   });
 
   it('the settings-cache pattern of issue 28: cachedSettings inside changes.write after a settings change', async () => {
