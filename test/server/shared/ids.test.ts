@@ -79,4 +79,23 @@ describe('stableId', () => {
     expect(uuidVersion(a)).toBe(7);
     expect(a < b).toBe(true);
   });
+
+  it('newId (random bytes from a pool, session 13): ids in creation order also within a millisecond and across refills of the pool, all distinct, version 7 with the RFC variant, the time of their making', () => {
+    const before = Date.now();
+    const ids = Array.from({ length: 5000 }, () => newId()); // ~20 refills of the 256-id pool, many ids per millisecond
+    const after = Date.now();
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    for (const id of ids) {
+      expect(isUuid(id)).toBe(true);
+      expect(uuidVersion(id)).toBe(7);
+      expect('89ab').toContain(id[19]);
+      const ms = parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+      // The sequence's overflow may move the millisecond on by one (uuid's own rule).
+      expect(ms).toBeGreaterThanOrEqual(before);
+      expect(ms).toBeLessThanOrEqual(after + 1);
+    }
+    // The random tail differs between ids of one millisecond (the pool is not reused).
+    expect(new Set(ids.map((id) => id.slice(24))).size).toBe(ids.length);
+  });
 });
