@@ -208,6 +208,25 @@ export function dayBounds(date: string, zone: string, startsAt: string = MIDNIGH
  */
 export function businessDay(at: Date | number, zone: string, startsAt: string = MIDNIGHT): string {
   const t = typeof at === 'number' ? at : at.getTime();
+  // Every order asks it for its number (orders.service.ts `create`): the answer is kept per zone and
+  // start with its day's bounds, [dayStart(d), dayStart(d + 1)), and given again for an instant inside
+  // them (the definition below, exactly), without formatting in the zone each time.
+  const key = `${zone}\u0000${startsAt}`;
+  const kept = daysKept.get(key);
+  if (kept && t >= kept.start && t < kept.end) return kept.day;
+  const day = businessDayOf(t, zone, startsAt);
+  const { start, end } = dayBounds(day, zone, startsAt);
+  if (t >= start.getTime() && t < end.getTime()) {
+    if (daysKept.size >= MAX_FORMATTERS) daysKept.clear();
+    daysKept.set(key, { day, start: start.getTime(), end: end.getTime() });
+  }
+  return day;
+}
+
+/** businessDay's last answer per zone and start, with its day's bounds in ms. */
+const daysKept = new Map<string, { day: string; start: number; end: number }>();
+
+function businessDayOf(t: number, zone: string, startsAt: string): string {
   const local = formatDate(wallMs(t, zone));
   // At midnight the local date is the answer: the first instant that shows a date is where its day begins.
   if (startsAt === MIDNIGHT) return local;

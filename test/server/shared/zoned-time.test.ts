@@ -150,6 +150,30 @@ describe('business days', () => {
     expect((end.getTime() - start.getTime()) / HOUR).toBe(25);
   });
 
+  it('businessDay keeps its last day per zone and start (session 13): the same answers as working it out afresh, instant by instant across DST days, forwards and backwards, at every bound', () => {
+    // Afresh: the local date, or the one before while the local time is before the start.
+    const fresh = (t: number, zone: string, startsAt: string) => {
+      const local = wallClock(t, zone).date;
+      return t < dayStart(local, zone, startsAt).getTime() ? addDays(local, -1) : local;
+    };
+    const cases: Array<[string, string, string]> = [
+      [AMS, '2026-03-27', '00:00'], [AMS, '2026-10-23', '05:00'], ['America/Sao_Paulo', '2018-11-02', '00:00'], [LORD_HOWE, '2026-04-03', '02:30'],
+    ];
+    for (const [zone, from, startsAt] of cases) {
+      const t0 = dayStart(from, zone).getTime();
+      const instants: number[] = [];
+      for (let t = t0; t < t0 + 4 * 24 * HOUR; t += 7 * 60_000 + 13) instants.push(t);
+      // Every bound of these days and the millisecond before it.
+      for (let d = addDays(from, -1); d <= addDays(from, 5); d = addDays(d, 1)) {
+        const s0 = dayStart(d, zone, startsAt).getTime();
+        instants.push(s0 - 1, s0);
+      }
+      for (const order of [instants, [...instants].reverse(), [...instants].sort((a, b) => (a % 1000) - (b % 1000))]) {
+        for (const t of order) expect(businessDay(t, zone, startsAt), `${zone} ${startsAt} ${new Date(t).toISOString()}`).toBe(fresh(t, zone, startsAt));
+      }
+    }
+  });
+
   it('a midnight that does not exist (São Paulo, 2018-11-04: 00:00 → 01:00): the day begins at 01:00', () => {
     expect(iso(dayStart('2018-11-04', 'America/Sao_Paulo'))).toBe('2018-11-04T03:00:00.000Z');
     expect(businessDay(new Date('2018-11-04T02:59:59Z'), 'America/Sao_Paulo')).toBe('2018-11-03');
