@@ -83,9 +83,10 @@ export function nulByteRefusal(request: FastifyRequest): AppError | undefined {
 }
 
 async function errorsPlugin(app: FastifyInstance): Promise<void> {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const refusal = nulByteRefusal(request);
-    if (refusal) throw refusal;
+    if (refusal) return done(refusal);
+    done();
   });
 
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {

@@ -87,6 +87,39 @@ describe(`issue 28 point 6: security headers (${lane})`, () => {
     expectHardened('simulator', await page(t, checkout.pathname));
   });
 
+  it('every answer gets helmet’s full set, worked out once at start and set on each request (session 13: no longer helmet built per request)', async () => {
+    const t = await createTestApp();
+    const r = await t.seedTenant();
+    const staff = await r.staffCookie();
+    const HELMET = {
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'referrer-policy': 'strict-origin-when-cross-origin',
+      'strict-transport-security': 'max-age=15552000',
+      'x-content-type-options': 'nosniff',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-frame-options': 'DENY',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0',
+    };
+    const answers = [
+      await t.req({ method: 'GET', url: '/api/v1/orders/live', cookie: staff }),
+      await t.req({ method: 'GET', url: '/api/v1/orders/live', cookie: staff }),
+      await t.req({ method: 'POST', url: '/api/v1/orders', cookie: staff, payload: { items: [] } }), // a 400
+      await t.req({ method: 'GET', url: '/api/v1/health' }),
+      await page(t, '/'),
+    ];
+    const csp = String(answers[0]!.headers['content-security-policy']);
+    expect(directives(csp).get('default-src')).toEqual(["'self'"]);
+    for (const res of answers) {
+      for (const [name, value] of Object.entries(HELMET)) expect(res.headers[name], `${res.statusCode} ${name}`).toBe(value);
+      expect(res.headers['content-security-policy']).toBe(csp);
+      expect(res.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
   it('JSON answers carry nosniff and no CSP of their own is needed to keep them from running', async () => {
     const t = await createTestApp();
     const res = await t.req({ method: 'GET', url: '/api/v1/health' });
