@@ -98,7 +98,7 @@ export async function runOrdersBench(o: OrdersBenchOptions = defaultOptions()): 
         for (const e of endpoints) {
           const m = await measure(s, v, e, o);
           results.push(m);
-          console.log(`  ${m.label.padEnd(26)} ${e.padEnd(17)} ${Math.round(m.rps)} req/s  p50 ${ms(m.p50)} ms  p99 ${ms(m.p99)} ms${m.errors || m.non2xx ? `  errors ${m.errors} non-2xx ${m.non2xx}` : ''}`);
+          console.log(`  ${m.label.padEnd(26)} ${e.padEnd(17)} ${Math.round(m.rps)} req/s  p50 ${ms(m.p50)} ms  p99 ${ms(m.p99)} ms  ${m.requests} requests${m.errors || m.non2xx ? `  errors ${m.errors} non-2xx ${m.non2xx}` : ''}`);
         }
       } finally {
         await s.stop();
