@@ -10,6 +10,7 @@
  *   BENCH_APPLIANCE_NODE_OPTIONS="--max-semi-space-size=2 --heap-growing-percent=20" npx tsx bench/orders.bench.ts   # flags for the appliance children
  */
 import autocannon from 'autocannon';
+import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { startServer, type BenchServer, type ServerKind } from './lib/child.js';
 import { machine, ms, pct, table } from './lib/format.js';
@@ -32,6 +33,18 @@ export interface Measurement {
   requests: number;
   errors: number;
   non2xx: number;
+  /** CPU time (user + system, all threads) of the server's process per request of the measured run: far less moved by other load than req/s. */
+  cpuMsPerRequest?: number;
+}
+
+/** A process's CPU time so far in ms (Linux /proc: utime + stime in clock ticks of 10 ms), or undefined elsewhere. */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 export const defaultOptions = (): OrdersBenchOptions => ({
@@ -68,7 +81,10 @@ async function measure(s: BenchServer, v: Variant, endpoint: Measurement['endpoi
     timeout: 10,
   };
   if (o.warmup > 0) await autocannon({ ...base, duration: o.warmup });
+  const cpu0 = cpuMsOf(s.child.pid);
   const r = await autocannon({ ...base, duration: o.duration });
+  const cpu1 = cpuMsOf(s.child.pid);
+  const total = r.requests.total ?? r['2xx'];
   return {
     server: v.server,
     label: v.label,
@@ -76,9 +92,10 @@ async function measure(s: BenchServer, v: Variant, endpoint: Measurement['endpoi
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
-    requests: r.requests.total ?? r['2xx'],
+    requests: total,
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
+    ...(cpu0 !== undefined && cpu1 !== undefined && total > 0 ? { cpuMsPerRequest: (cpu1 - cpu0) / total } : {}),
   };
 }
 
@@ -98,7 +115,7 @@ export async function runOrdersBench(o: OrdersBenchOptions = defaultOptions()): 
         for (const e of endpoints) {
           const m = await measure(s, v, e, o);
           results.push(m);
-          console.log(`  ${m.label.padEnd(26)} ${e.padEnd(17)} ${Math.round(m.rps)} req/s  p50 ${ms(m.p50)} ms  p99 ${ms(m.p99)} ms  ${m.requests} requests${m.errors || m.non2xx ? `  errors ${m.errors} non-2xx ${m.non2xx}` : ''}`);
+          console.log(`  ${m.label.padEnd(26)} ${e.padEnd(17)} ${Math.round(m.rps)} req/s  p50 ${ms(m.p50)} ms  p99 ${ms(m.p99)} ms  ${m.requests} requests${m.cpuMsPerRequest !== undefined ? `  CPU ${m.cpuMsPerRequest.toFixed(3)} ms/req` : ''}${m.errors || m.non2xx ? `  errors ${m.errors} non-2xx ${m.non2xx}` : ''}`);
         }
       } finally {
         await s.stop();
