@@ -14,17 +14,8 @@
  * figures (the orders bench prints each phase's request count).
  */
 import fs from 'node:fs';
+import type { Profile, ProfileNode } from './lib/cpuprofile.js';
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 const args = process.argv.slice(2);
 const file = args[0];

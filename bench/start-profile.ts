@@ -17,6 +17,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Profile, ProfileNode } from './lib/cpuprofile.js';
 
 const RUNS = Number(process.env.BENCH_START_RUNS ?? 3);
 const TOP = Number(process.env.BENCH_START_TOP ?? 25);
@@ -24,16 +25,6 @@ const KEEP = process.env.BENCH_START_KEEP;
 const ROOT = process.cwd();
 const ENTRY = path.join(ROOT, 'dist', 'server', 'main.js');
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
