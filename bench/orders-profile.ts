@@ -16,7 +16,6 @@
 import fs from 'node:fs';
 import type { Profile, ProfileNode } from './lib/cpuprofile.js';
 
-
 const args = process.argv.slice(2);
 const file = args[0];
 if (!file) throw new Error('usage: orders-profile.ts <file.cpuprofile> [--get n] [--post n] [--top n]');

@@ -25,7 +25,6 @@ const KEEP = process.env.BENCH_START_KEEP;
 const ROOT = process.cwd();
 const ENTRY = path.join(ROOT, 'dist', 'server', 'main.js');
 
-
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
 /** A source map's mappings as, per generated line, [generated column, source index] in column order. */
