@@ -124,7 +124,7 @@ export function createServices(deps: CoreDeps) {
   orders.on('statusChanged', (w, actor, order) => floor.orderStatusChanged(w, actor, order));
   orders.on('paid', (w, actor, order) => floor.orderPaid(w, actor, order));
   const apiKeys = createApiKeysService({ db, changes, clock, role: deps.config.role });
-  const webhooks = createWebhooksService({ db, dialect: handle.dialect, changes, clock, config: deps.config, tenants, connection: handle.connection });
+  const webhooks = createWebhooksService({ db, dialect: handle.dialect, changes, clock, config: deps.config, connection: handle.connection });
   // Insights (issue 13): forecast and analytics read orders; shifts use the forecast for the roster.
   // Waste books its stock removal through stock (same transaction) and lowers dishes' margins in analytics.
   const forecast = createForecastService({ db, clock, tenants });

@@ -6,7 +6,6 @@ import type { Db, Dialect, Tx } from '../../db/connection.js';
 import type { Clock } from '../../shared/clock.js';
 import { conflict, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import type { TenantsService } from '../tenants/tenants.service.js';
 import { DeliveryWorker, type Timers } from './webhooks.delivery.js';
 import { isWebhookEvent } from './webhooks.payloads.js';
 import { deliveryBodies, SlugCache } from './webhooks.bodies.js';
@@ -112,7 +111,6 @@ export interface WebhooksDeps {
   changes: ChangeLog;
   clock: Clock;
   config: WebhooksConfig;
-  tenants: TenantsService;
   timers?: Timers;
   /** PostgreSQL: how to open another pool on the same database (the sender thread's). */
   connection?: OpenDbOptions;
