@@ -27,7 +27,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
-import SqliteDatabase from 'better-sqlite3';
+import { sourceOf, wrapStatements } from './lib/sqlite-statements.js';
 import { loadConfig } from '../server/config.js';
 import { createRuntime } from '../server/runtime.js';
 import { benchConfig } from './lib/tmp.js';
@@ -47,29 +47,16 @@ interface Stmt {
 const phase = new AsyncLocalStorage<string>();
 const inConsumer = markConsumerBatches();
 let log: Stmt[] | null = null;
-{
-  // Every statement of every connection: the methods of better-sqlite3's Statement.
-  const probe = new SqliteDatabase(':memory:');
-  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...a: unknown[]) => unknown>;
-  probe.close();
-  // A statement's SQL text is copied out of the native statement on every read: asked once.
-  const sources = new WeakMap<object, string>();
-  for (const m of ['run', 'get', 'all', 'iterate'] as const) {
-    const orig = proto[m]!;
-    proto[m] = function (this: { source: string }, ...a: unknown[]) {
-      if (!log) return orig.apply(this, a);
-      const t0 = performance.now();
-      try {
-        return orig.apply(this, a);
-      } finally {
-        const ms = performance.now() - t0;
-        let text = sources.get(this);
-        if (text === undefined) sources.set(this, (text = this.source));
-        log.push({ phase: phase.getStore() ?? 'outside', consumer: inConsumer.getStore() === true, sql: text, ms, at: t0 });
-      }
-    };
+// Every statement of every connection (once the log is on).
+wrapStatements('order-path', (stmt, call) => {
+  if (!log) return call();
+  const t0 = performance.now();
+  try {
+    return call();
+  } finally {
+    log.push({ phase: phase.getStore() ?? 'outside', consumer: inConsumer.getStore() === true, sql: sourceOf(stmt), ms: performance.now() - t0, at: t0 });
   }
-}
+});
 const short = (s: string) => s.replace(/\s+/g, ' ').replace(/"/g, '').replace(/\(\?(, \?)+\)/g, '(?…)').slice(0, 120);
 
 const tmp = benchConfig('order-path');

@@ -3,7 +3,7 @@
 // in its own process, compiled into dist/bench/) uses it, and so does the in-process mode through
 // bench/lib/sync.ts. Also the memory of a process from /proc, sampled per phase.
 import fs from 'node:fs';
-import SqliteDatabase from 'better-sqlite3';
+import { sourceOf, wrapStatements } from './sqlite-statements.js';
 import { jsonBody, type SyncReply, type SyncRequest, type SyncTransport } from '../../sync/transport.js';
 
 /** Per-path time spent waiting for the cloud's answer (HTTP + cloud work), for the phase split. */
@@ -46,23 +46,13 @@ export class TimedTransport implements SyncTransport {
  * appliance's deterministic cost of a phase, whatever the machine's load.
  */
 export function sqliteCounter(): { reset(): void; get(): { statements: number; transactions: number } } {
-  const probe = new SqliteDatabase(':memory:');
-  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown> & { __counted?: boolean };
-  probe.close();
-  if (!proto.__counted) {
-    proto.__counted = true;
-    for (const name of ['run', 'all', 'get', 'iterate']) {
-      const original = proto[name] as (this: { source: string }, ...args: unknown[]) => unknown;
-      proto[name] = function (this: { source: string }, ...args: unknown[]) {
-        sqliteCounts.statements += 1;
-        // `source` copies the SQL text out of the native statement: asked once per prepared statement.
-        let begin = isBegin.get(this);
-        if (begin === undefined) isBegin.set(this, (begin = /^\s*begin/i.test(this.source)));
-        if (begin) sqliteCounts.transactions += 1;
-        return original.apply(this, args);
-      };
-    }
-  }
+  wrapStatements('counted', (stmt, call) => {
+    sqliteCounts.statements += 1;
+    let begin = isBegin.get(stmt);
+    if (begin === undefined) isBegin.set(stmt, (begin = /^\s*begin/i.test(sourceOf(stmt))));
+    if (begin) sqliteCounts.transactions += 1;
+    return call();
+  });
   return {
     reset() {
       sqliteCounts.statements = 0;
@@ -79,29 +69,20 @@ const sqliteCounts = { statements: 0, transactions: 0 };
  * its database time went (inserts, reads, `commit` = the WAL write and its fsync).
  */
 export function sqliteProfile(): { reset(): void; print(label: string): void } {
-  const probe = new SqliteDatabase(':memory:');
-  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown> & { __timed?: boolean };
-  probe.close();
-  if (!proto.__timed) {
-    proto.__timed = true;
-    for (const name of ['run', 'all', 'get', 'iterate']) {
-      const original = proto[name] as (this: { source: string }, ...args: unknown[]) => unknown;
-      proto[name] = function (this: { source: string }, ...args: unknown[]) {
-        const t0 = performance.now();
-        try {
-          return original.apply(this, args);
-        } finally {
-          const ms = performance.now() - t0;
-          let key = sqlKeys.get(this);
-          if (key === undefined) sqlKeys.set(this, (key = this.source.replace(/(\(\?(, \?)*\))(, \(\?(, \?)*\))+/g, '$1, …').replace(/\?(, \?)+/g, '?, …').slice(0, 110)));
-          const e = sqlTimes.get(key) ?? { n: 0, ms: 0 };
-          e.n += 1;
-          e.ms += ms;
-          sqlTimes.set(key, e);
-        }
-      };
+  wrapStatements('timed', (stmt, call) => {
+    const t0 = performance.now();
+    try {
+      return call();
+    } finally {
+      const ms = performance.now() - t0;
+      let key = sqlKeys.get(stmt);
+      if (key === undefined) sqlKeys.set(stmt, (key = sourceOf(stmt).replace(/(\(\?(, \?)*\))(, \(\?(, \?)*\))+/g, '$1, …').replace(/\?(, \?)+/g, '?, …').slice(0, 110)));
+      const e = sqlTimes.get(key) ?? { n: 0, ms: 0 };
+      e.n += 1;
+      e.ms += ms;
+      sqlTimes.set(key, e);
     }
-  }
+  });
   return {
     reset: () => sqlTimes.clear(),
     print(label) {
