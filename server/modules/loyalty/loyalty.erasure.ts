@@ -183,8 +183,10 @@ export async function redactPerson(db: Executor, tenantId: string, who: ErasedPe
   // Webhook deliveries this node keeps (sent, pending or failed; an admin may read and resend them).
   const refs = [...theirs, ...mentioned];
   // Narrow ones have no body of their own: it is made from their change-log row when sent or read
-  // (webhooks.bodies.ts). Those whose row mentions the person get their body stored here (from the
-  // row as it now stands), so the loop below redacts it as it does a stored one, and it stays so.
+  // (webhooks.bodies.ts). Those whose row mentions the person get their body made here (from the row
+  // as it now stands) and stored redacted, in one write, so it stays so; the loop after this one
+  // redacts the bodies stored before (it does not see these again: what it would change is gone).
+  const scrubbed = (body: string) => JSON.stringify(scrubJson(JSON.parse(body) as unknown, theirs, who));
   const slugs = new SlugCache();
   for (const part of chunks(refs, 50)) {
     const narrow = await db
@@ -198,7 +200,9 @@ export async function redactPerson(db: Executor, tenantId: string, who: ErasedPe
     const bodies = await deliveryBodies(db, narrow, slugs);
     for (const d of narrow) {
       const body = bodies.get(d.id);
-      if (body) await db.updateTable('webhook_deliveries').set({ body }).where('id', '=', d.id).execute();
+      if (!body) continue;
+      // As the loop below would: only a body that names one of the person's records is redacted.
+      await db.updateTable('webhook_deliveries').set({ body: refs.some((id) => body.includes(id)) ? scrubbed(body) : body }).where('id', '=', d.id).execute();
     }
   }
   for (const part of chunks(refs, 50)) {
@@ -209,7 +213,7 @@ export async function redactPerson(db: Executor, tenantId: string, who: ErasedPe
       .where((eb) => eb.or(part.map((id) => eb('body', 'like', `%${id}%`))))
       .execute();
     for (const d of rows) {
-      const next = JSON.stringify(scrubJson(JSON.parse(d.body) as unknown, theirs, who));
+      const next = scrubbed(d.body);
       if (next !== d.body) await db.updateTable('webhook_deliveries').set({ body: next }).where('id', '=', d.id).execute();
     }
   }
