@@ -28,6 +28,7 @@ export interface WebhooksConsumerDeps {
   /** The event types the tenant's live subscriptions receive, as the batch read them after `mark` gave `seen`. */
   subscribed(tenantId: string, events: ReadonlySet<string>, seen: number): void;
   /** A batch that queued deliveries committed: wake the sender. */
+  /** Deliveries were queued: wake the sender (`Sender.kick(false)`: they are at the queue's end). */
   kick(): void;
   /** The `wants` filter (server/db/consumers.ts), where this runner decides it (the main thread). */
   wants?: ChangeConsumer['wants'];

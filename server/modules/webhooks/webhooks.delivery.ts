@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { deliveryBodies, SlugCache } from './webhooks.bodies.js';
 import type { PostResult } from './webhooks.outbound.js';
-import { webhooksRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
+import { webhooksRepository, type DeliveryRow, type QueueKey, type SubscriptionRow } from './webhooks.repository.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks.schemas.js';
 
 /** Where the worker sets its wake-ups: real timers in production, a fake in tests (with a ManualClock). */
@@ -38,6 +38,11 @@ export interface DeliveryWorkerOptions {
   batchSize?: number;
   /** Once started, look at least this often (deliveries other nodes queued, leases of dead nodes). */
   pollMs?: number;
+  /**
+   * Claims between two reads of the whole queue (clock ms, default 1 s); the claims in between read
+   * it from the last claimed row on. See `pass`.
+   */
+  fullScanMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -61,7 +66,13 @@ export class DeliveryWorker {
   private readonly attemptMs: number;
   private readonly batchSize: number;
   private readonly pollMs: number;
+  private readonly fullScanMs: number;
   private readonly slugs: SlugCache;
+  /** The queue key of the last row this worker claimed (the highest), and when (clock ms) a claim last read the whole queue. */
+  private cursor: QueueKey | null = null;
+  private fullAt = Number.NEGATIVE_INFINITY;
+  /** The last pass read only from the cursor on and found nothing: rows behind it wait for the next full read. */
+  private skippedBehind = false;
   private started = false;
   private closed = false;
   private running: Promise<number> | null = null;
@@ -78,6 +89,7 @@ export class DeliveryWorker {
     this.attemptMs = opts.attemptMs ?? ATTEMPT_TIMEOUT_MS;
     this.batchSize = opts.batchSize ?? 200;
     this.pollMs = opts.pollMs ?? 5_000;
+    this.fullScanMs = opts.fullScanMs ?? 1_000;
     this.slugs = opts.slugs ?? new SlugCache();
   }
 
@@ -88,9 +100,10 @@ export class DeliveryWorker {
     this.kick();
   }
 
-  /** Something may be due now: run a pass (or one more after the pass in flight). */
-  kick(): void {
+  /** Something may be due now: run a pass (or one more after the pass in flight); `wholeQueue`: its claim reads the whole queue (see `pass`). */
+  kick(wholeQueue = true): void {
     if (this.closed) return;
+    if (wholeQueue) this.fullAt = Number.NEGATIVE_INFINITY;
     if (this.running) {
       this.again = true;
       return;
@@ -98,7 +111,7 @@ export class DeliveryWorker {
     this.running = this.drain().finally(() => {
       this.running = null;
       // A kick that came while the pass was scheduling its wake-up.
-      if (this.again && !this.closed) this.kick();
+      if (this.again && !this.closed) this.kick(false);
     });
   }
 
@@ -155,13 +168,30 @@ export class DeliveryWorker {
     return attempts;
   }
 
-  /** One claim and its sends; the number of deliveries claimed. */
+  /**
+   * One claim and its sends; the number of deliveries claimed.
+   *
+   * The claim reads the queue index (`webhook_deliveries_due`) in due order. On PostgreSQL that index
+   * keeps an entry for every row version until VACUUM, and the sent rows' entries lie at its start
+   * (they were due first): a claim from the start walks all of them, so a burst of deliveries (a
+   * week's catch-up) made every claim slower than the last. So a claim reads the whole queue at most
+   * every `fullScanMs` (clock ms) and otherwise only from the last row this worker claimed on. What
+   * a claim from the cursor cannot see (a row queued by another node's slightly earlier clock and
+   * committed late, a claim given back or whose lease ran out) is at most `fullScanMs` late.
+   */
   private async pass(): Promise<number> {
     const { db, dialect, clock } = this.opts;
     const now = clock.now();
     const token = newId();
     const claimedAt = Date.now();
-    const claimed = await webhooksRepository.claimDue(db, dialect, now.toISOString(), this.leaseMs, token, this.batchSize);
+    const full = this.cursor === null || now.getTime() - this.fullAt >= this.fullScanMs || now.getTime() < this.fullAt;
+    if (full) this.fullAt = now.getTime();
+    const claimed = await webhooksRepository.claimDue(db, dialect, now.toISOString(), this.leaseMs, token, this.batchSize, full ? null : this.cursor);
+    this.skippedBehind = !full && claimed.length === 0;
+    for (const d of claimed) {
+      const key = { at: d.next_attempt_at ?? '', id: d.id };
+      if (!this.cursor || key.at > this.cursor.at || (key.at === this.cursor.at && key.id > this.cursor.id)) this.cursor = key;
+    }
     if (claimed.length === 0) return 0;
     const hooks = new Map((await webhooksRepository.byIds(db, [...new Set(claimed.map((d) => d.webhook_id))])).map((w) => [w.id, w]));
     // Narrow rows' bodies, made from their change-log rows (webhooks.bodies.ts): the same bytes on every attempt.
@@ -252,7 +282,10 @@ export class DeliveryWorker {
     let delay = this.pollMs;
     try {
       const due = await webhooksRepository.nextDue(this.opts.db);
-      if (due) delay = Math.min(delay, Math.max(0, new Date(due).getTime() - this.opts.clock.now().getTime()));
+      const now = this.opts.clock.now().getTime();
+      if (due) delay = Math.min(delay, Math.max(0, new Date(due).getTime() - now));
+      // Due now but not found from the cursor on: behind it, for the next read of the whole queue.
+      if (this.skippedBehind) delay = Math.max(delay, Math.min(this.pollMs, this.fullAt + this.fullScanMs - now));
     } catch (err) {
       this.opts.onError?.(err);
     }

@@ -22,6 +22,12 @@ export function dbNow(dialect: Dialect, plusMs = 0) {
 /** The delivery queue's predicate, written as a literal like the partial index `webhook_deliveries_due` (so the planner can use it). */
 const PENDING = sql<boolean>`status = 'pending'`;
 
+/** A delivery's place in the queue (`webhook_deliveries_due`: next_attempt_at, then id). */
+export interface QueueKey {
+  at: string;
+  id: string;
+}
+
 export const webhooksRepository = {
   // --- subscriptions -------------------------------------------------------------------------
 
@@ -77,8 +83,8 @@ export const webhooksRepository = {
    * `FOR UPDATE SKIP LOCKED`, so two nodes claiming at the same moment get disjoint rows; SQLite has
    * one writer. A claim whose lease ran out (a node that died while sending) is due again.
    */
-  claimDue: (db: Executor, dialect: Dialect, now: string, leaseMs: number, token: string, limit: number) => {
-    const candidates = db
+  claimDue: (db: Executor, dialect: Dialect, now: string, leaseMs: number, token: string, limit: number, after: QueueKey | null = null) => {
+    let candidates = db
       .selectFrom('webhook_deliveries')
       .select('id')
       .where(PENDING)
@@ -87,6 +93,8 @@ export const webhooksRepository = {
       .orderBy('next_attempt_at')
       .orderBy('id')
       .limit(limit);
+    // From a key on: the queue index's range starts there, past the entries of rows already sent.
+    if (after) candidates = candidates.where((eb) => eb(eb.refTuple('next_attempt_at', 'id'), '>', eb.tuple(after.at, after.id)));
     return db
       .updateTable('webhook_deliveries')
       .set({ lock_token: token, locked_until: dbNow(dialect, leaseMs) })

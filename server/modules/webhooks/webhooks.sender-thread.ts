@@ -36,7 +36,7 @@ consumers.register(
     bound: async (trx) => bound || (bound = await webhooksRepository.boundToCloud(trx)),
     mark: () => epoch,
     subscribed: (tenantId, events, seen) => send({ type: 'subscribed', tenantId, events: [...events], epoch: seen }),
-    kick: () => worker.kick(),
+    kick: () => worker.kick(false),
   }),
 );
 // Cursors left behind (a wake-up lost with a thread that died): as the main thread's consumers plugin.
@@ -44,7 +44,7 @@ const sweep = setInterval(() => void consumers.sweep(), 30_000);
 sweep.unref();
 
 port.on('message', (m: ToThread) => {
-  if (m.type === 'kick') worker.kick();
+  if (m.type === 'kick') worker.kick(m.wholeQueue);
   else if (m.type === 'consume') {
     epoch = Math.max(epoch, m.epoch);
     consumers.wake(WEBHOOK_CONSUMER, m.tenantId, m.late);

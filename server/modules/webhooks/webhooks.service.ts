@@ -188,7 +188,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     bound: async (trx) => bound || (bound = await webhooksRepository.boundToCloud(trx)),
     mark: () => epoch,
     subscribed: noteSubscribed,
-    kick: () => sender.kick(),
+    kick: () => sender.kick(false),
     /**
      * Only an event some live subscription of the tenant receives wakes the consumer at once; the
      * rest (every other staff write, or all of them on an appliance bound to a cloud, or one without

@@ -12,7 +12,12 @@ export const CLOSE_MS = 1000;
 /** What runs the delivery queue on a sending node: the inline DeliveryWorker or the sender thread. */
 export interface Sender {
   start(): void;
-  kick(): void;
+  /**
+   * Something may be due now: a pass. `wholeQueue` (default): its claim reads the whole queue (a
+   * redelivery, a timer); `false`: rows were queued just now, behind the last claimed ones at most by
+   * another node's clock (DeliveryWorker `pass`).
+   */
+  kick(wholeQueue?: boolean): void;
   runDue(): Promise<number>;
   close(): Promise<void>;
 }
@@ -31,7 +36,7 @@ export interface SenderThreadData {
  * the changes is one it wants (server/db/consumers.ts), `epoch` the main thread's subscription epoch
  * at that moment (handed back with `subscribed`).
  */
-export type ToThread = { type: 'kick' } | { type: 'run'; id: number } | { type: 'close' } | { type: 'consume'; tenantId: string; late: boolean; epoch: number };
+export type ToThread = { type: 'kick'; wholeQueue: boolean } | { type: 'run'; id: number } | { type: 'close' } | { type: 'consume'; tenantId: string; late: boolean; epoch: number };
 /** `subscribed`: a consumer batch in the thread read the tenant's subscriptions (their event types), after wake-ups up to `epoch`. */
 export type FromThread =
   | { type: 'ran'; id: number; attempts: number }
@@ -135,9 +140,9 @@ export class ThreadSender implements Sender {
   }
 
   /** Something may be due now: a pass in the thread (without a thread: in the fallback). */
-  kick(): void {
-    if (this.thread) this.post({ type: 'kick' });
-    else this.opts.fallback.kick();
+  kick(wholeQueue = true): void {
+    if (this.thread) this.post({ type: 'kick', wholeQueue });
+    else this.opts.fallback.kick(wholeQueue);
   }
 
   /**

@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../../../server/config.js';
 import { createRuntime, type Runtime } from '../../../../server/runtime.js';
 import { ManualClock } from '../../../../server/shared/clock.js';
+import { newId } from '../../../../server/shared/ids.js';
 import { DeliveryWorker, type Timers } from '../../../../server/modules/webhooks/webhooks.delivery.js';
 import { webhooksRepository } from '../../../../server/modules/webhooks/webhooks.repository.js';
 import { ATTEMPT_TIMEOUT_MS } from '../../../../server/modules/webhooks/webhooks.schemas.js';
@@ -203,6 +204,45 @@ describe('webhook delivery (CONTRACT §12)', () => {
     await worker.idle();
     expect(s.rx.requests).toHaveLength(4);
     expect(set.at(-1)!.ms).toBe(60_000); // nothing pending: only the poll
+  });
+
+  it('between reads of the whole queue a claim reads from the last claimed delivery on; one queued behind it (an earlier clock) goes at the next whole read, never in a busy loop', async () => {
+    const s = await setup();
+    const hook = await subscribe(s, s.rx.url, ['order.created']);
+    const queue = async (at: number): Promise<string> => {
+      const id = newId();
+      const when = new Date(at).toISOString();
+      await s.t.handle.db
+        .insertInto('webhook_deliveries')
+        .values({ id, tenant_id: s.r.id, webhook_id: hook.id, event_id: newId(), event_key: id, event_type: 'order.created', body: JSON.stringify({ id }), status: 'pending', attempts: 0, next_attempt_at: when, created_at: when, updated_at: when })
+        .execute();
+      return id;
+    };
+    const set: Array<{ fn: () => void; ms: number }> = [];
+    const timers: Timers = { set: (fn, ms) => set.push({ fn, ms }), clear: () => {} };
+    const worker = new DeliveryWorker({ db: s.t.handle.db, dialect: s.t.handle.dialect, clock: s.t.clock, timers, fullScanMs: 5_000, send: (d, h) => s.t.services.webhooks.sendOnce(d, h) });
+    onTestFinished(() => worker.close());
+    const sent = () => s.rx.requests.map((q) => String(q.headers['x-service-delivery']));
+    const t0 = s.t.clock.now().getTime();
+    const a = await queue(t0);
+    worker.start(); // the first claim reads the whole queue
+    await worker.idle();
+    expect(sent()).toEqual([a]);
+    s.t.clock.advance(10);
+    const behind = await queue(t0 - 1_000); // another node's clock, a second behind, committed just now
+    const c = await queue(t0 + 10);
+    worker.kick(false); // as the change-log consumer wakes it: new rows at the queue's end
+    await worker.idle();
+    expect(sent()).toEqual([a, c]);
+    // Due, but behind the cursor: the wake-up waits for the next read of the whole queue (5 s after the last), not 0 ms.
+    expect(set.at(-1)!.ms).toBe(5_000 - 10);
+    s.t.clock.advance(set.at(-1)!.ms);
+    set.at(-1)!.fn();
+    await worker.idle();
+    expect(sent()).toEqual([a, c, behind]);
+    const rows = await s.t.handle.db.selectFrom('webhook_deliveries').select(['id', 'status', 'attempts']).where('webhook_id', '=', hook.id).execute();
+    expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1)).toBe(true);
+    expect(rows).toHaveLength(3);
   });
 
   it('an attempt without an answer ends at the timeout (10 s by default) and counts as a failed attempt', async () => {
