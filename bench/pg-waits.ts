@@ -2,7 +2,9 @@
  * Samples what PostgreSQL's backends of one database are doing (pg_stat_activity) every
  * BENCH_WAITS_MS (default 50) until stopped (SIGINT/SIGTERM) or BENCH_WAITS_SECONDS pass, then prints
  * per (state, wait event) how many backends were seen in it per sample, and for backends waiting on
- * a lock: the lock type, the statement waiting and the statement of the backend it waits for.
+ * a lock: the lock type, the statement waiting and the statement of the backend it waits for; and
+ * per statement how many backends were running it without a wait (a sampling profile of the
+ * database's CPU by statement).
  * Used beside bench/cloud-capacity.bench.ts to tell lock waits from I/O (WAL fsync) waits and CPU.
  *
  *   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/db BENCH_WAITS_SECONDS=20 npx tsx bench/pg-waits.ts
@@ -17,6 +19,7 @@ await c.connect();
 const db = (await c.query<{ d: string }>('select current_database() as d')).rows[0]!.d;
 const states = new Map<string, number>();
 const lockWaits = new Map<string, number>();
+const running = new Map<string, number>(); // active and not waiting: on a CPU (or in the kernel), by statement
 let samples = 0;
 let stop = false;
 process.on('SIGINT', () => (stop = true));
@@ -35,6 +38,7 @@ while (!stop && Date.now() < until) {
   for (const r of rows) {
     const k = `${r.state ?? '?'} ${r.wet ?? '-'}:${r.we ?? '-'}`;
     states.set(k, (states.get(k) ?? 0) + 1);
+    if (r.state === 'active' && !r.wet) running.set(short(r.query), (running.get(short(r.query)) ?? 0) + 1);
     if (r.wet === 'Lock') {
       const lk = `${r.locktype} | waiting: ${short(r.query)} | holder: ${short(r.bq)}`;
       lockWaits.set(lk, (lockWaits.get(lk) ?? 0) + 1);
@@ -45,5 +49,7 @@ while (!stop && Date.now() < until) {
 await c.end();
 console.log(`pg-waits: ${samples} samples of database ${db} every ${every} ms; backends per sample:`);
 for (const [k, n] of [...states].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / samples).toFixed(3).padStart(8)}  ${k}`);
+console.log('running (active, no wait event: backends per sample, by statement):');
+for (const [k, n] of [...running].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${(n / samples).toFixed(3).padStart(8)}  ${k}`);
 console.log('lock waits (backends per sample):');
 for (const [k, n] of [...lockWaits].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${(n / samples).toFixed(3).padStart(8)}  ${k}`);
