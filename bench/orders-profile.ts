@@ -10,8 +10,10 @@
  *
  *   npx tsx bench/orders-profile.ts <file.cpuprofile> [--get <requests>] [--post <requests>] [--top 30]
  *
- * The bench's request counts include its warm-up; run it with BENCH_WARMUP=0 for exact per-request
- * figures (the orders bench prints each phase's request count).
+ * The bench's request counts include its warm-up; run it with BENCH_WARMUP=0 BENCH_WARMUP_REQUESTS=0 for exact per-request
+ * figures over the whole phase (the orders bench prints each phase's request count), or keep the
+ * warm-up and pass `--last <seconds>` (the bench's BENCH_DURATION) with the measured run's counts: only
+ * each phase's last seconds are read, i.e. the measured run after the JIT warmed up.
  */
 import fs from 'node:fs';
 import type { Profile, ProfileNode } from './lib/cpuprofile.js';
@@ -30,6 +32,8 @@ const callersOf = (() => {
   return i >= 0 ? args[i + 1] : undefined;
 })();
 const counts = { GET: opt('get'), POST: opt('post') };
+/** --last <seconds>: only each phase's last seconds of profile (the measured run, after the warm-up). */
+const LAST_MS = opt('last') !== undefined ? opt('last')! * 1000 : undefined;
 
 const p = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(p.nodes.map((n) => [n.id, n]));
@@ -89,6 +93,18 @@ const phases: Phase[] = [
   { name: 'GET', from: getStart, to: postStart },
   { name: 'POST', from: postStart, to: p.samples.length },
 ];
+
+if (LAST_MS !== undefined) {
+  for (const ph of phases) {
+    let t = 0;
+    let i = ph.to;
+    while (i > ph.from && t < LAST_MS) {
+      i--;
+      t += (p.timeDeltas[i + 1] ?? 0) / 1000;
+    }
+    ph.from = i;
+  }
+}
 
 const pct = (x: number, of: number) => `${((100 * x) / of).toFixed(1)} %`;
 for (const ph of phases) {

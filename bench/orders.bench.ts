@@ -5,7 +5,14 @@
  * ceiling). Each server runs in its own child process on 127.0.0.1; this process is only the load
  * generator. GET runs before POST, over the seeded live set of 40 active orders (a busy service).
  *
- *   npx tsx bench/orders.bench.ts            # BENCH_DURATION=10 BENCH_WARMUP=2 BENCH_CONNECTIONS=10
+ *   npx tsx bench/orders.bench.ts            # BENCH_DURATION=10 BENCH_WARMUP=2 BENCH_WARMUP_REQUESTS=5000 BENCH_CONNECTIONS=10
+ *
+ * Warm-up: BENCH_WARMUP seconds and then at least BENCH_WARMUP_REQUESTS requests per endpoint, thrown
+ * away. V8 optimizes a function after enough calls, not after enough seconds: the appliance's code
+ * needs ≈ 3,000–4,000 POSTs before its CPU per request settles (TurboFan compiling on the helper
+ * threads, the main thread on unoptimized code until then; bench/orders-threads.ts BENCH_ROUNDS=5,
+ * bench/README.md "Order path, session 14"). With 2 s alone, a machine that serves 400 POSTs/s measured
+ * the appliance's warm-up and one that serves 1,000/s mostly did not. BENCH_WARMUP_REQUESTS=0: as before.
  *   BENCH_CPU_PROF=/tmp/prof npx tsx bench/orders.bench.ts   # .cpuprofile of the appliance child
  *   BENCH_APPLIANCE_NODE_OPTIONS="--max-semi-space-size=2 --heap-growing-percent=20" npx tsx bench/orders.bench.ts   # flags for the appliance children
  */
@@ -19,6 +26,8 @@ import { prepareTemplate } from './lib/seed.js';
 export interface OrdersBenchOptions {
   duration: number;
   warmup: number;
+  /** At least this many warm-up requests per endpoint (after the warm-up seconds), so the JIT has warmed up whatever the machine's speed. */
+  warmupRequests: number;
   connections: number;
   cpuProfDir?: string;
 }
@@ -50,6 +59,7 @@ function cpuMsOf(pid: number | undefined): number | undefined {
 export const defaultOptions = (): OrdersBenchOptions => ({
   duration: Number(process.env.BENCH_DURATION ?? 10),
   warmup: Number(process.env.BENCH_WARMUP ?? 2),
+  warmupRequests: Number(process.env.BENCH_WARMUP_REQUESTS ?? 5000),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
   cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
 });
@@ -80,7 +90,12 @@ async function measure(s: BenchServer, v: Variant, endpoint: Measurement['endpoi
     ...(post ? { body: JSON.stringify(s.ready.postBody) } : {}),
     timeout: 10,
   };
-  if (o.warmup > 0) await autocannon({ ...base, duration: o.warmup });
+  let warmed = 0;
+  if (o.warmup > 0) {
+    const w = await autocannon({ ...base, duration: o.warmup });
+    warmed += w.requests.total ?? w['2xx'];
+  }
+  if (o.warmupRequests > warmed) await autocannon({ ...base, amount: o.warmupRequests - warmed });
   const cpu0 = cpuMsOf(s.child.pid);
   const r = await autocannon({ ...base, duration: o.duration });
   const cpu1 = cpuMsOf(s.child.pid);
@@ -100,7 +115,7 @@ async function measure(s: BenchServer, v: Variant, endpoint: Measurement['endpoi
 }
 
 export async function runOrdersBench(o: OrdersBenchOptions = defaultOptions()): Promise<Measurement[]> {
-  console.log(`orders bench: ${o.duration} s per endpoint after ${o.warmup} s warm-up, ${o.connections} connections`);
+  console.log(`orders bench: ${o.duration} s per endpoint after ${o.warmup} s and at least ${o.warmupRequests} requests of warm-up, ${o.connections} connections`);
   console.log(`machine: ${machine()}`);
   const template = await prepareTemplate();
   const results: Measurement[] = [];
