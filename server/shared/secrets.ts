@@ -79,4 +79,6 @@ export const newPinSalt = (): string => `${PARAMS.N}$${crypto.randomBytes(16).to
 export const newToken = (): string => crypto.randomBytes(32).toString('base64url');
 
 /** Stored form of a high-entropy token: a fast hash is enough (no brute force on 256 bits). */
-export const sha256 = (value: string): string => crypto.createHash('sha256').update(value).digest('hex');
+// crypto.hash (Node ≥ 20.12, engines ≥ 20.19): one native call, no Hash object; ≈ 3× cheaper than createHash().update().digest()
+// for a session token, which is hashed on every authenticated request (bench/README.md "Order path, session 14").
+export const sha256 = (value: string): string => crypto.hash('sha256', value, 'hex');
