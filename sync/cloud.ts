@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { ChangeInput, ChangeLog, ChangeRecord, Writer } from '../server/db/change-log.js';
-import { insertRows } from '../server/db/bulk.js';
+import { insertRows, selectByKeys } from '../server/db/bulk.js';
 import type { Db, Executor } from '../server/db/connection.js';
 import type { SyncDevicesTable, SyncOpsTable } from '../server/db/database.js';
 import { isUniqueViolation } from '../server/db/errors.js';
@@ -518,7 +518,9 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       const prior = new Map<string, OpResult>();
       // Op ids are the tenant's own (issue 17): another restaurant's use of the same id is not a duplicate.
       const ids = [...new Set(ops.map((o) => o.op_id).filter(storable))];
-      const rows = ids.length === 0 ? [] : await w.trx.selectFrom('sync_ops').select(['op_id', 'device_id', 'result']).where('tenant_id', '=', device.tenant_id).where('op_id', 'in', ids).execute();
+      // Each id looked up on its own (selectByKeys): a read of all the restaurant's sync_ops filtered by id, which
+      // PostgreSQL chose without statistics, grew with every chunk of a long catch-up.
+      const rows = await selectByKeys<Pick<SyncOpsTable, 'op_id' | 'device_id' | 'result'>>(w.trx, 'sync_ops', ['op_id', 'device_id', 'result'], { tenant_id: device.tenant_id }, 'op_id', ids);
       for (const r of rows) {
         if (r.device_id === device.id) prior.set(r.op_id, { ...(JSON.parse(r.result) as OpResult), duplicate: true });
         else prior.set(r.op_id, { op_id: r.op_id, device_seq: 0, status: 'rejected', server_seq: null, reason: 'Dit op-id is al gebruikt door een ander apparaat van dit restaurant.', duplicate: false });

@@ -197,3 +197,40 @@ async function insertWithKysely(db: Executor, table: Table, rows: ReadonlyArray<
   }
   return { affected, returned };
 }
+
+/** Keys per SQLite statement of `selectByKeys` (PostgreSQL: all in one array parameter). */
+const KEYS_PER_SQLITE_SELECT = 500;
+
+/**
+ * The rows of `table` whose `key` column is one of `keys` and whose `scope` columns hold the given
+ * values (a restaurant's `sync_ops` by op id, its change-log rows by op id): one statement whose
+ * plan does not depend on the planner's statistics (bench/README.md "Sync push, session 14").
+ * Written as `where tenant_id = $1 and op_id in (…)`, PostgreSQL chose, for a table that had no
+ * statistics or where the tenant's rows looked few (a new restaurant's first catch-up, autovacuum
+ * not yet caught up), to read ALL the tenant's rows through the index on `tenant_id` alone and
+ * filter them by key: a push chunk's dedupe read of `sync_ops` scanned 91,000 rows at the end of a
+ * week's catch-up (177 ms, growing with every chunk) instead of looking up its 480 ids (10 ms).
+ * Here, on PostgreSQL, each key is looked up on its own (`unnest($1) … cross join lateral (…
+ * offset 0)`: a nested loop over the keys, each an index lookup on (scope…, key) or (key, scope…)),
+ * the keys in one array parameter; elsewhere (SQLite) `where … and key in (…)`, whose plan is that.
+ * Keys are distinct text values; the rows come in no particular order.
+ */
+export async function selectByKeys<R>(db: Executor, table: Table, columns: readonly string[], scope: Readonly<Record<string, string>>, key: string, keys: Iterable<string>): Promise<R[]> {
+  const wanted = [...new Set(keys)];
+  if (wanted.length === 0) return [];
+  const scopeCols = Object.keys(scope);
+  if (isPostgres(db)) {
+    const cols = columns.map(quote).join(', ');
+    const where = [...scopeCols.map((c, i) => `${quote(c)} = $${i + 2}`), `${quote(key)} = u.k`].join(' and ');
+    const text = `select t.* from unnest($1::text[]) as u(k) cross join lateral (select ${cols} from ${quote(table)} where ${where} offset 0) as t`;
+    const res = await db.executeQuery<R>(CompiledQuery.raw(text, [wanted, ...scopeCols.map((c) => scope[c])]));
+    return res.rows;
+  }
+  const out: R[] = [];
+  for (const part of parts(wanted, KEYS_PER_SQLITE_SELECT)) {
+    let q = db.selectFrom(table as 'sync_ops').select(columns as never);
+    for (const c of scopeCols) q = q.where(c as never, '=', scope[c] as never);
+    out.push(...((await q.where(key as never, 'in', part as never).execute()) as R[]));
+  }
+  return out;
+}

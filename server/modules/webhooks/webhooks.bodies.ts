@@ -1,4 +1,6 @@
+import { selectByKeys } from '../../db/bulk.js';
 import type { Executor } from '../../db/connection.js';
+import type { ChangeLogTable } from '../../db/database.js';
 import { eventOf } from './webhooks.payloads.js';
 import type { WebhookEventBody } from './webhooks.schemas.js';
 
@@ -86,7 +88,8 @@ export async function deliveryBodies(db: Executor, rows: ReadonlyArray<BodyOf>, 
     const made = new Map<string, string | null>();
     for (let i = 0; i < ids.length; i += ROWS_PER_READ) {
       const part = ids.slice(i, i + ROWS_PER_READ);
-      const changes = await db.selectFrom('change_log').select(['op_id', 'kind', 'entity_id', 'payload', 'created_at']).where('tenant_id', '=', tenantId).where('op_id', 'in', part).execute();
+      // Each op id looked up on its own (selectByKeys, server/db/bulk.ts): without statistics PostgreSQL read all the tenant's log for it.
+      const changes = await selectByKeys<Pick<ChangeLogTable, 'op_id' | 'kind' | 'entity_id' | 'payload' | 'created_at'>>(db, 'change_log', ['op_id', 'kind', 'entity_id', 'payload', 'created_at'], { tenant_id: tenantId }, 'op_id', part);
       for (const c of changes) made.set(c.op_id, eventBody(c, tenant));
     }
     for (const d of list) out.set(d.id, made.get(d.event_id) ?? null);

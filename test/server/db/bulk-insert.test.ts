@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertRows, insertRowsReturning } from '../../../server/db/bulk.js';
+import { insertRows, insertRowsReturning, selectByKeys } from '../../../server/db/bulk.js';
 import { appendChanges, appendChangesLocked } from '../../../server/db/change-log.js';
 import { createTestApp } from '../../helpers/app.js';
 import { lane } from '../../helpers/db.js';
@@ -54,5 +54,23 @@ describe(`insertRows: the rows Kysely's insert would write (${lane})`, () => {
     expect(stored.map((s) => [Number(s.seq), s.entity_id, JSON.parse(s.payload)])).toEqual(changes.map((c, i) => [before + 1 + i, c.entityId, c.payload]));
     expect(new Set(stored.map((s) => `${s.origin} ${s.created_at}`))).toEqual(new Set(['cloud 2026-11-28T12:00:00.000Z']));
     expect(await t.changes.lastSeq(r.id)).toBe(before + 777);
+  });
+  it('selectByKeys: the rows a `where scope and key in (…)` read answers, only the scope\'s, on both engines', async () => {
+    const t = await createTestApp();
+    const a = await t.seedTenant();
+    const b = await t.seedTenant();
+    const db = t.handle.db;
+    const now = new Date().toISOString();
+    const row = (tenant: string, i: number) => ({ id: `cat-keys-${tenant.slice(-6)}-${String(i).padStart(4, '0')}`, tenant_id: tenant, name: `Categorie ${i} ☕ 'x'`, position: i, created_at: now, updated_at: now });
+    await insertRows(db, 'categories', [...Array.from({ length: 1200 }, (_, i) => row(a.id, i)), ...Array.from({ length: 5 }, (_, i) => row(b.id, i))]);
+    // 1,100 keys (more than one SQLite statement's share), some twice, some unknown, one of the other restaurant.
+    const keys = [...Array.from({ length: 1000 }, (_, i) => row(a.id, i * 1.2 > 1199 ? 1 : Math.floor(i * 1.2)).id), row(a.id, 3).id, 'cat-keys-nothing', row(b.id, 2).id, ...Array.from({ length: 97 }, (_, i) => `unknown-${i}`)];
+    const got = await selectByKeys<{ id: string; name: string; position: number }>(db, 'categories', ['id', 'name', 'position'], { tenant_id: a.id }, 'id', keys);
+    const want = await db.selectFrom('categories').select(['id', 'name', 'position']).where('tenant_id', '=', a.id).where('id', 'in', [...new Set(keys)]).execute();
+    const byId = (x: { id: string }, y: { id: string }) => (x.id < y.id ? -1 : 1);
+    expect(got.length).toBe(new Set(keys.filter((k) => k.includes(a.id.slice(-6)))).size);
+    expect([...got].sort(byId)).toEqual([...want].sort(byId));
+    expect(got.some((r) => r.id === row(b.id, 2).id)).toBe(false);
+    expect(await selectByKeys(db, 'categories', ['id'], { tenant_id: a.id }, 'id', [])).toEqual([]);
   });
 });
