@@ -138,16 +138,27 @@ export const DEVICE_BUDGET: DeviceBudget = { ops: 200_000, bytes: 512 * MiB, ops
 const OpId = z.uuid();
 const OpTimestamp = z.iso.datetime({ offset: true });
 
-/** Size in bytes of a payload as JSON (what the change log stores). */
-export const payloadBytes = (payload: unknown): number => Buffer.byteLength(JSON.stringify(payload ?? null) ?? 'null');
+/** A payload as JSON text (what the change log stores). */
+const payloadText = (payload: unknown): string => JSON.stringify(payload ?? null) ?? 'null';
 
-/** An op's payload size (payloadBytes), computed once per op of a push: the budget, the chunks and the limits all ask. */
-const sizes = new WeakMap<WireOp, number>();
-const sizeOf = (op: WireOp): number => {
-  let n = sizes.get(op);
-  if (n === undefined) sizes.set(op, (n = payloadBytes(op.payload)));
-  return n;
+/** Size in bytes of a payload as JSON (what the change log stores). */
+export const payloadBytes = (payload: unknown): number => Buffer.byteLength(payloadText(payload));
+
+/**
+ * An op's payload as JSON text and its size in bytes (payloadBytes), made once per op of a push: the
+ * budget, the chunks and the limits ask for the size, and the change log stores the text when the
+ * descriptor records the payload as pushed (`payloadJson`: not serialized a second time).
+ */
+const measured = new WeakMap<WireOp, { text: string; bytes: number }>();
+const measure = (op: WireOp): { text: string; bytes: number } => {
+  let m = measured.get(op);
+  if (m === undefined) {
+    const text = payloadText(op.payload);
+    measured.set(op, (m = { text, bytes: Buffer.byteLength(text) }));
+  }
+  return m;
 };
+const sizeOf = (op: WireOp): number => measure(op).bytes;
 
 /** A push's ops (in device_seq order) cut into its transactions: PUSH_TX_OPS ops and PUSH_TX_BYTES of payload at most (at least one op each). */
 export function pushChunks(ops: WireOp[]): WireOp[][] {
@@ -448,6 +459,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         entityId: op.entity_id,
         kind: op.kind,
         payload: outcome.payload === undefined ? op.payload : outcome.payload,
+        // Recorded as pushed: the text the size check made (the payload itself is not changed by an apply).
+        ...(outcome.payload === undefined ? { payloadJson: measure(op).text } : {}),
         opId: op.op_id,
         origin: device.id,
         createdAt: op.created_at,

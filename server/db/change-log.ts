@@ -32,6 +32,12 @@ export interface ChangeInput {
   opId?: string;
   origin?: string;
   createdAt?: string;
+  /**
+   * Sync only: `JSON.stringify(payload ?? null)`, when the caller made it already (the cloud measured
+   * a pushed op's payload for the limits, sync/cloud.ts `sizeOf`): the log stores it instead of
+   * serializing the payload again. Must be exactly that text of this payload.
+   */
+  payloadJson?: string;
 }
 
 export interface ChangeRecord {
@@ -276,7 +282,7 @@ function unsequencedRows(tenantId: string, origin: string, now: string, changes:
     entity: change.entity,
     entity_id: change.entityId,
     kind: change.kind,
-    payload: JSON.stringify(change.payload ?? null),
+    payload: change.payloadJson ?? JSON.stringify(change.payload ?? null),
     created_at: change.createdAt ?? now,
   }));
 }
