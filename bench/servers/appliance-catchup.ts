@@ -102,10 +102,14 @@ async function catchup(): Promise<void> {
   setPhase('pull');
   counter.reset();
   pullProfile.clear();
+  joinSql?.reset();
+  const pullCpu = process.env.BENCH_CPU_PROF_PULL ? await startCpuProfile() : null;
   const { pullPages, pulledChanges } = await pullAll(engine);
   const t2 = performance.now();
   const pullSql = counter.get();
+  if (pullCpu) console.error(`bench appliance: CPU profile of the pull in ${await pullCpu.stop(process.env.BENCH_CPU_PROF_PULL!, 'appliance-pull')}`);
   if (process.env.BENCH_SQL_PROFILE) {
+    joinSql?.print('catch-up pull');
     printPullProfile(pullProfile);
   }
   const push = transport.get('/api/v1/sync/push');
@@ -137,8 +141,28 @@ async function drain(): Promise<void> {
   send({ type: 'drain-done', pending: await engine.pendingCount() });
 }
 
-// BENCH_SQL_PROFILE=1: the join's time per SQLite statement text and per entity's apply (stderr).
+// BENCH_SQL_PROFILE=1: the pull's and the join's time per SQLite statement text and per entity's apply (stderr).
 const joinSql = process.env.BENCH_SQL_PROFILE ? sqliteProfile() : null;
+
+/** BENCH_CPU_PROF_PULL=<dir>: a CPU profile (node:inspector) of this process over the catch-up's pull alone, `<dir>/<name>-<pid>.cpuprofile`. */
+async function startCpuProfile(): Promise<{ stop(dir: string, name: string): Promise<string> }> {
+  const { Session } = await import('node:inspector');
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 500 });
+  await post('Profiler.start');
+  return {
+    async stop(dir, name) {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      session.disconnect();
+      const file = `${dir}/${name}-${process.pid}.cpuprofile`;
+      fs.writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
+}
 
 async function join(): Promise<void> {
   setPhase('join');
