@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { ChangeLog, ChangeRecord } from '../server/db/change-log.js';
 import type { Db, Tx } from '../server/db/connection.js';
 import type { SyncStateTable } from '../server/db/database.js';
@@ -86,6 +85,8 @@ export interface EngineOptions {
 }
 
 const MAX_BATCH_BYTES = 900_000;
+/** Echoes of one entity and kind in a row whose text differed from what was sent, after which `sameEcho` compares values at once. */
+const TEXT_MISSES = 8;
 /** Pending ops read per statement while a push batch is filled (at most this many rows in memory beyond the batch). */
 const PUSH_READ_SLICE = 100;
 
@@ -99,6 +100,8 @@ export class SyncEngine {
   private ready: { tenantId: string; deviceId: string } | null = null;
   /** The snapshot page asked for ahead (`snapshotAhead`): its cursor, and the answer or the error of that request. */
   private ahead: { cursor: string; page: Promise<SnapshotResponse> } | null = null;
+  /** Per entity and kind, echoes in a row whose text differed from what was sent (`sameEcho`). */
+  private readonly textMisses = new Map<string, number>();
   private readonly reg: SyncRegistry;
   private readonly schemaVersion: number;
   private readonly protocolVersion: number;
@@ -308,7 +311,7 @@ export class SyncEngine {
       const sameEcho = new Set<string>();
       for (const c of res.changes) {
         const local = known.get(c.op_id);
-        if (local?.payload != null && this.reg.descriptor(c.entity)?.echo === 'skip-equal' && sameJson(local.payload, c.payload)) sameEcho.add(c.op_id);
+        if (local?.payload != null && this.echoSkippable(c) && this.sameEcho(c, local.payload)) sameEcho.add(c.op_id);
         // The sent payload's text is only needed for this comparison.
         if (local) local.payload = null;
       }
@@ -321,8 +324,15 @@ export class SyncEngine {
       // outage nearly all of a page): the stores read only what will be applied.
       const batch = new TxBatch(adopting.map((c) => ({ ...stripSeq(c), tenant_id: tenantId })));
       const ctx = { side: 'appliance', tenantId, now: w.now, ...batch.context } as const;
-      // Of their entities, those with own ops that may need re-applying on top: not yet echoed (or,
-      // while `echoed` is unknown, not yet acknowledged), and not rejected by the cloud. One lookup
+      // The changes new here: not in the local log (the first of an op id the page holds twice).
+      const fresh = new Map<string, WireChange>();
+      for (const c of res.changes) if (!known.has(c.op_id) && !fresh.has(c.op_id)) fresh.set(c.op_id, c);
+      // One of them an op of this device that its log lacks (a restored database): such a page records
+      // each change after its apply, as before (the rebase reads this device's ops from the log, which
+      // that op then joins).
+      const ownFresh = [...fresh.values()].some((c) => c.origin === deviceId);
+      // Of the adopted entities, those with own ops that may need re-applying on top: not yet echoed
+      // (or, while `echoed` is unknown, not yet acknowledged), and not rejected by the cloud. One lookup
       // per page; it can only over-approximate (`echoed` and `acked` only grow within the page).
       const pendingEntities = new Set<string>();
       const adoptIds = [...new Set(adopting.map((c) => c.entity_id))];
@@ -339,9 +349,21 @@ export class SyncEngine {
           .execute();
         for (const r of rows) pendingEntities.add(`${r.entity}\u0000${r.entity_id}`);
       }
+      // The new changes go into the local change log together, before any is applied: one seq
+      // allocation and multi-row inserts instead of two statements per change, the same rows and seqs
+      // (consecutive, in page order). Written first rather than after each apply, so what an apply
+      // reads of the log is at least what it read before (the one such read, a loyalty erasure's
+      // redaction of the stored payloads, then also covers the page's later changes of those rows).
+      const early = fresh.size > 0 && !ownFresh;
+      if (early) {
+        const written = await w.recordMany([...fresh.values()].map((c) => ({ entity: c.entity, entityId: c.entity_id, kind: c.kind, payload: c.payload, opId: c.op_id, origin: c.origin, createdAt: c.created_at })));
+        records.push(...written);
+      }
       for (const c of res.changes) {
         const local = known.get(c.op_id);
         if (local && local.origin !== deviceId) continue; // applied before (a page seen twice)
+        // Written above: only its first occurrence in the page is applied.
+        if (!local && early && !fresh.delete(c.op_id)) continue;
         if (local) {
           acked = Math.max(acked, local.seq); // our own op, now final in the cloud
           const same = echoed !== null && sameEcho.has(c.op_id);
@@ -360,7 +382,7 @@ export class SyncEngine {
           this.o.log?.('sync: change of an entity this version does not know; kept in the change log, not applied', { entity: c.entity, kind: c.kind });
         }
         if (!local) {
-          records.push(await w.record({ entity: c.entity, entityId: c.entity_id, kind: c.kind, payload: c.payload, opId: c.op_id, origin: c.origin, createdAt: c.created_at }));
+          if (!early) records.push(await w.record({ entity: c.entity, entityId: c.entity_id, kind: c.kind, payload: c.payload, opId: c.op_id, origin: c.origin, createdAt: c.created_at }));
           known.set(c.op_id, { seq: 0, origin: c.origin, payload: null });
         }
         applied += 1;
@@ -431,6 +453,30 @@ export class SyncEngine {
     return { applied, more: true, records: [] };
   }
 
+  /** Whether an equal echo of this change may be skipped (EntityDescriptor `echo`, `echoKinds`). */
+  private echoSkippable(c: WireChange): boolean {
+    const d = this.reg.descriptor(c.entity);
+    return d !== undefined && (d.echo === 'skip-equal' || (d.echoKinds?.includes(c.kind) ?? false));
+  }
+
+  /**
+   * `sameJson` for an echo, remembering per entity and kind whether the cloud records it as the same
+   * text: it rebuilds some payloads in another key order (its validation), and for those the string
+   * compare is skipped after a few misses and the values compared at once.
+   */
+  private sameEcho(c: WireChange, text: string): boolean {
+    const key = `${c.entity}\u0000${c.kind}`;
+    const misses = this.textMisses.get(key) ?? 0;
+    if (misses < TEXT_MISSES) {
+      if (JSON.stringify(c.payload) === text) {
+        if (misses > 0) this.textMisses.set(key, 0);
+        return true;
+      }
+      this.textMisses.set(key, misses + 1);
+    }
+    return jsonEqual(JSON.parse(text) as unknown, c.payload);
+  }
+
   /** One snapshot page from the cloud: `cursor` '' is the first page (none sent). */
   private fetchSnapshot(cursor: string): Promise<SnapshotResponse> {
     return this.call<SnapshotResponse>('GET', '/api/v1/sync/snapshot', {
@@ -491,7 +537,29 @@ export class SyncEngine {
  * change) is the text parsed and compared value by value.
  */
 export function sameJson(text: string, value: unknown): boolean {
-  return JSON.stringify(value) === text || isDeepStrictEqual(JSON.parse(text), value);
+  return JSON.stringify(value) === text || jsonEqual(JSON.parse(text) as unknown, value);
+}
+
+/**
+ * Equality of two JSON values (what `JSON.parse` makes: plain objects, arrays, strings, numbers,
+ * booleans, null), key order aside: `util.isDeepStrictEqual` for such values (numbers by
+ * `Object.is`), without its checks of prototypes, property descriptors and symbols, which cost it
+ * several times as much per echo.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return Object.is(a, b);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const k of keys) if (!Object.hasOwn(y, k) || !jsonEqual(x[k], y[k])) return false;
+  return true;
 }
 
 function stripSeq(c: WireChange): Omit<SyncChange, 'tenant_id'> {

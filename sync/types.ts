@@ -138,6 +138,14 @@ export interface EntityDescriptor {
    */
   echo?: 'skip-equal';
   /**
+   * Kinds of an entity without `echo` whose echoes may be skipped all the same when equal: changes
+   * that write no row on either side (a table's announced status, which every node derives itself),
+   * so adopting one is a no-op and re-applying the device's later ops on top of it (the rebase)
+   * changes nothing. Without it, a week's outage re-applied each table's remaining own ops after
+   * every one of its announcements: quadratic (bench/README.md, "Sync pull and join, session 14").
+   */
+  echoKinds?: readonly string[];
+  /**
    * Snapshot bootstrap (sync/README.md): the tenant's current rows of this entity, by id after
    * `after` (null: from the start), at most `limit` entities, each as a change that `apply` in
    * adopt mode turns into that row with everything that belongs to it. `next` is the last id when

@@ -85,4 +85,23 @@ describe('sync: echoes of own ops', () => {
     expect((await state()).echoed_seq).toBe((await state()).acked_seq);
     expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });
+
+  it('the cloud’s changes of a page enter the local change log together, in page order with consecutive seqs, as the cloud has them', async () => {
+    const { appliance, cloud, tenant, menu, actor, quiesce } = await joined();
+    const before = (await appliance.handle.db.selectFrom('change_log').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirstOrThrow()).m;
+    for (let i = 0; i < 5; i++) {
+      const { order } = await cloud.services.orders.create(actor('web'), orderBody(menu));
+      await cloud.services.orders.setStatus(actor('external'), order.id, 'accepted');
+    }
+    const page = await appliance.engine.pullOnce();
+    expect(page.records.length).toBeGreaterThanOrEqual(10);
+    const local = await appliance.handle.db.selectFrom('change_log').selectAll().where('tenant_id', '=', tenant.id).where('seq', '>', Number(before ?? 0)).orderBy('seq').execute();
+    const remote = await cloud.handle.db.selectFrom('change_log').selectAll().where('tenant_id', '=', tenant.id).where('op_id', 'in', local.map((r) => r.op_id)).orderBy('seq').execute();
+    expect(local.map((r) => r.op_id)).toEqual(remote.map((r) => r.op_id));
+    expect(local.map((r) => Number(r.seq))).toEqual(local.map((_, i) => Number(local[0]!.seq) + i));
+    expect(page.records.map((r) => r.seq)).toEqual(local.map((r) => Number(r.seq)));
+    expect(local.map((r) => [r.origin, r.entity, r.entity_id, r.kind, r.created_at, JSON.parse(r.payload)])).toEqual(remote.map((r) => [r.origin, r.entity, r.entity_id, r.kind, r.created_at, JSON.parse(r.payload)]));
+    await quiesce();
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sameJson } from '../../sync/engine.js';
+import { isDeepStrictEqual } from 'node:util';
+import { jsonEqual, sameJson } from '../../sync/engine.js';
 import { PROTOCOL_VERSION, PullResponse, SnapshotResponse } from '../../sync/protocol.js';
 import { SCHEMA_VERSION } from '../../server/db/migrations/index.js';
 import { newId } from '../../server/shared/ids.js';
@@ -102,6 +103,22 @@ describe('sameJson (echo comparison)', () => {
     expect(sameJson('{"a":1}', { a: 1, c: null })).toBe(false);
     expect(sameJson('null', null)).toBe(true);
     expect(sameJson('null', undefined)).toBe(false);
+  });
+
+  it('jsonEqual answers as util.isDeepStrictEqual for JSON values, key order aside', () => {
+    const cases: Array<[string, unknown]> = [
+      ['{"a":{"b":[1,{"c":null}]},"d":"x"}', { d: 'x', a: { b: [1, { c: null }] } }],
+      ['{"a":{"b":[1,{"c":null}]}}', { a: { b: [1, { c: 0 }] } }],
+      ['[1,2,3]', [1, 2]],
+      ['[]', {}],
+      ['{}', []],
+      ['{"a":1}', { a: 1, b: undefined }],
+      ['{"a":"1"}', { a: 1 }],
+      ['0', -0],
+      ['true', true],
+      ['"é☃"', 'é☃'],
+    ];
+    for (const [text, value] of cases) expect([text, jsonEqual(JSON.parse(text), value)]).toEqual([text, isDeepStrictEqual(JSON.parse(text), value)]);
   });
 });
 

@@ -119,6 +119,8 @@ const zoneDescriptor: EntityDescriptor = {
 const tableDescriptor: EntityDescriptor = {
   entity: 'table',
   merge: 'lww-fields',
+  // An announced status writes no row (below): its equal echo is skipped, not adopted and rebased on.
+  echoKinds: ['table.status_changed'],
   tables: ['floor_tables'],
   async apply(trx, change, ctx) {
     if (change.kind === 'table.status_changed') {
