@@ -38,6 +38,7 @@ import { ManualClock } from '../server/shared/clock.js';
 import type { OrderStatus } from '../server/modules/orders/orders.schemas.js';
 import { SyncEngine } from '../sync/engine.js';
 import { printPullProfile, pullAll, pushAll, timedInto } from './lib/catchup-loops.js';
+import { startCpuProfile } from './lib/cpuprofile.js';
 import { MODULE_DESCRIPTORS, syncRegistry } from '../server/modules/sync-descriptors.js';
 import { TxBatch } from '../sync/apply-helpers.js';
 import { httpTransport } from '../sync/transport.js';
@@ -1116,26 +1117,6 @@ function fullGc(): NodeJS.MemoryUsage {
   gc();
   gc();
   return process.memoryUsage();
-}
-
-/** A CPU profile of this process (node:inspector) from now until `stop`, written as `<dir>/<name>-<pid>.cpuprofile`. */
-async function startCpuProfile(): Promise<{ stop(dir: string, name: string): Promise<string> }> {
-  const { Session } = await import('node:inspector');
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 500 });
-  await post('Profiler.start');
-  return {
-    async stop(dir, name) {
-      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-      session.disconnect();
-      const file = `${dir}/${name}-${process.pid}.cpuprofile`;
-      (await import('node:fs')).writeFileSync(file, JSON.stringify(profile));
-      return file;
-    },
-  };
 }
 
 const sec = (ms: number) => (ms / 1000).toFixed(2);

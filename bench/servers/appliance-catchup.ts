@@ -19,6 +19,7 @@ import { SyncEngine } from '../../sync/engine.js';
 import { printPullProfile, pullAll, pushAll, timedInto } from '../lib/catchup-loops.js';
 import { httpTransport } from '../../sync/transport.js';
 import { serveUntilStopped } from '../lib/child.js';
+import { startCpuProfile } from '../lib/cpuprofile.js';
 import { sqliteCounter, sqliteProfile, TimedTransport } from '../lib/sync-counters.js';
 
 const dataDir = process.env.BENCH_APPLIANCE_DATA_DIR;
@@ -143,26 +144,6 @@ async function drain(): Promise<void> {
 
 // BENCH_SQL_PROFILE=1: the pull's and the join's time per SQLite statement text and per entity's apply (stderr).
 const joinSql = process.env.BENCH_SQL_PROFILE ? sqliteProfile() : null;
-
-/** BENCH_CPU_PROF_PULL=<dir>: a CPU profile (node:inspector) of this process over the catch-up's pull alone, `<dir>/<name>-<pid>.cpuprofile`. */
-async function startCpuProfile(): Promise<{ stop(dir: string, name: string): Promise<string> }> {
-  const { Session } = await import('node:inspector');
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 500 });
-  await post('Profiler.start');
-  return {
-    async stop(dir, name) {
-      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-      session.disconnect();
-      const file = `${dir}/${name}-${process.pid}.cpuprofile`;
-      fs.writeFileSync(file, JSON.stringify(profile));
-      return file;
-    },
-  };
-}
 
 async function join(): Promise<void> {
   setPhase('join');
