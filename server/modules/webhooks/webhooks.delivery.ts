@@ -6,6 +6,10 @@ import type { PostResult } from './webhooks.outbound.js';
 import { webhooksRepository, type DeliveryRow, type QueueKey, type SubscriptionRow } from './webhooks.repository.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks.schemas.js';
 
+/** A delivery's place in the queue, and the queue's order (due time, then id). */
+const queueKey = (d: DeliveryRow): QueueKey => ({ at: d.next_attempt_at ?? '', id: d.id });
+const dueOrder = (a: QueueKey, b: QueueKey): number => a.at.localeCompare(b.at) || a.id.localeCompare(b.id);
+
 /** Where the worker sets its wake-ups: real timers in production, a fake in tests (with a ManualClock). */
 export interface Timers {
   set(fn: () => void, ms: number): unknown;
@@ -188,10 +192,10 @@ export class DeliveryWorker {
     if (full) this.fullAt = now.getTime();
     const claimed = await webhooksRepository.claimDue(db, dialect, now.toISOString(), this.leaseMs, token, this.batchSize, full ? null : this.cursor);
     this.skippedBehind = !full && claimed.length === 0;
-    for (const d of claimed) {
-      const key = { at: d.next_attempt_at ?? '', id: d.id };
-      if (!this.cursor || key.at > this.cursor.at || (key.at === this.cursor.at && key.id > this.cursor.id)) this.cursor = key;
-    }
+    // In due order (RETURNING gives none; ids are time-ordered and made in change-log order): the last is the new cursor.
+    claimed.sort((a, b) => dueOrder(queueKey(a), queueKey(b)));
+    const last = claimed.at(-1);
+    if (last && (!this.cursor || dueOrder(queueKey(last), this.cursor) > 0)) this.cursor = queueKey(last);
     if (claimed.length === 0) return 0;
     const hooks = new Map((await webhooksRepository.byIds(db, [...new Set(claimed.map((d) => d.webhook_id))])).map((w) => [w.id, w]));
     // Narrow rows' bodies, made from their change-log rows (webhooks.bodies.ts): the same bytes on every attempt.
@@ -199,8 +203,6 @@ export class DeliveryWorker {
     // Webhooks in parallel; one webhook's deliveries one after another, oldest first, so a receiver
     // normally sees an order's events in the order they happened (not guaranteed: retries reorder).
     const byHook = new Map<string, DeliveryRow[]>();
-    // (RETURNING gives no order; ids are time-ordered and made in change-log order.)
-    claimed.sort((a, b) => (a.next_attempt_at ?? '').localeCompare(b.next_attempt_at ?? '') || a.id.localeCompare(b.id));
     for (const d of claimed) byHook.set(d.webhook_id, [...(byHook.get(d.webhook_id) ?? []), d]);
     // Never send under a claim that may have run out: what cannot start in time goes back to the queue.
     // (Elapsed real time: the claim runs on the database's clock, whatever the injected clock says.)
