@@ -115,6 +115,13 @@ export async function compareOrders(appliance: Runtime, cloud: CloudInfo): Promi
   }
 }
 
+/** A fresh session of the bench restaurant's admin in the cloud (its cookie). */
+export async function cloudAdminCookie(url: string): Promise<string> {
+  const login = await fetch(`${url}/api/v1/auth/admin-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', email: 'admin@bench.test', password: 'geheim-wachtwoord-1' }) });
+  if (login.status !== 200) throw new Error(`bench: the cloud's admin login answered ${login.status}`);
+  return (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
