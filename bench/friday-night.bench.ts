@@ -30,6 +30,7 @@
  *   npx tsx bench/friday-night.bench.ts --soak 600      # the 10-minute soak (RSS growth target)
  *   BENCH_FRIDAY_FACTOR=10 BENCH_FRIDAY_SECONDS=180 BENCH_FRIDAY_WARMUP=15 BENCH_FRIDAY_TABLETS=50
  *   BENCH_FRIDAY_CPU_PROF=/tmp/prof                    # a .cpuprofile of the appliance
+ *   BENCH_APPLIANCE_NODE_OPTIONS="--max-semi-space-size=2 --heap-growing-percent=20" BENCH_CLOUD_NODE_OPTIONS=…   # npm start's memory flags on the children
  *   BENCH_FRIDAY_SYNC=0                                # experiment: no sync after the bootstrap, no web orders
  */
 import fs from 'node:fs';
@@ -38,7 +39,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { io as connect, type Socket } from 'socket.io-client';
-import { startServer, type BenchServer } from './lib/child.js';
+import { nodeFlagsFrom, startServer, type BenchServer } from './lib/child.js';
 import { machine, percentile, table } from './lib/format.js';
 import { epochMs, serverTimes, type ServerTimes } from './lib/server-times.js';
 import { startCloud, sleep } from './lib/sync.js';
@@ -210,7 +211,8 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
     const prof = process.env.BENCH_FRIDAY_CPU_PROF;
     const appliance = await startServer('appliance-synced', {
       env: { BENCH_CLOUD_URL: cloud.url, BENCH_SYNC_KEY: cloudInfo.syncKey, BENCH_TENANT_ID: cloudInfo.tenantId, BENCH_APPLIANCE_SYNC: o.sync ? '1' : '0' },
-      ...(prof ? { execArgv: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {}),
+      // BENCH_APPLIANCE_NODE_OPTIONS: node/V8 flags for the appliance (e.g. `npm start`'s memory flags; the cloud's: BENCH_CLOUD_NODE_OPTIONS).
+      execArgv: [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...nodeFlagsFrom('BENCH_APPLIANCE_NODE_OPTIONS')],
     });
     servers.push(appliance);
     const hello = await startServer('hello');

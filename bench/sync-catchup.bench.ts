@@ -48,7 +48,7 @@ import { cloudAdminCookie, compareOrders, mib, rssSampler, sqliteCounter, startC
 import { phaseFigures, phaseSampler, type PhaseMemory } from './lib/sync-counters.js';
 import { benchConfig } from './lib/tmp.js';
 import { pgCpuBetween, readPgCpu, tableBytes } from './lib/pg-cpu.js';
-import { startServer, type BenchServer } from './lib/child.js';
+import { nodeFlagsFrom, startServer, type BenchServer } from './lib/child.js';
 import { buildCompiledChildren } from './lib/compiled.js';
 import pg from 'pg';
 import { AppError } from '../server/shared/errors.js';
@@ -156,7 +156,7 @@ function ask<T>(server: BenchServer, msg: Record<string, unknown>, reply: string
 /** The appliance in its own compiled process on `dataDir` (bench/servers/appliance-catchup.ts); BENCH_HEAP_PROF / `cpuProf` add node's profilers. */
 function startAppliance(dataDir: string, server: BenchServer, syncKey: string, env: Record<string, string> = {}, cpuProf?: string): Promise<BenchServer> {
   const heap = process.env.BENCH_HEAP_PROF;
-  const execArgv = [...(heap ? ['--heap-prof', `--heap-prof-dir=${heap}`] : []), ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), ...(process.env.BENCH_APPLIANCE_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
+  const execArgv = [...(heap ? ['--heap-prof', `--heap-prof-dir=${heap}`] : []), ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), ...nodeFlagsFrom('BENCH_APPLIANCE_NODE_OPTIONS')];
   return startServer('appliance-catchup', { compiled: true, execArgv, env: { BENCH_APPLIANCE_DATA_DIR: dataDir, BENCH_CLOUD_URL: server.url, BENCH_SYNC_KEY: syncKey, ...env } });
 }
 

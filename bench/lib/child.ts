@@ -25,6 +25,9 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+/** Node/V8 flags for a child from an environment variable (BENCH_APPLIANCE_NODE_OPTIONS, BENCH_CLOUD_NODE_OPTIONS: e.g. `npm start`'s memory flags), space-separated. */
+export const nodeFlagsFrom = (name: string): string[] => (process.env[name] ?? '').split(' ').filter(Boolean);
+
 /**
  * Starts bench/servers/<kind>.ts in its own Node process (tsx loader), so the server never shares an
  * event loop with the load generator; with `compiled`, its bundle dist/bench/<kind>.js

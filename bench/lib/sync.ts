@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Runtime } from '../../server/runtime.js';
-import { startServer, type BenchServer } from './child.js';
+import { nodeFlagsFrom, startServer, type BenchServer } from './child.js';
 // The appliance child (bench/servers/appliance-catchup.ts) runs compiled and imports these from the small module; the in-process mode from here.
 export { sqliteCounter, TimedTransport } from './sync-counters.js';
 
@@ -25,7 +25,7 @@ export async function startCloud(opts: { compiled?: boolean } = {}): Promise<{ s
   const prof = process.env.BENCH_CPU_PROF;
   const heap = process.env.BENCH_HEAP_PROF;
   // BENCH_CLOUD_NODE_OPTIONS: node/V8 flags for the cloud child (e.g. --max-semi-space-size=2).
-  const execArgv = [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...(heap ? ['--heap-prof', `--heap-prof-dir=${heap}`] : []), ...(process.env.BENCH_CLOUD_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
+  const execArgv = [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...(heap ? ['--heap-prof', `--heap-prof-dir=${heap}`] : []), ...nodeFlagsFrom('BENCH_CLOUD_NODE_OPTIONS')];
   const server = await startServer('cloud', { execArgv, compiled: opts.compiled });
   return { server, info: server.ready.info as unknown as CloudInfo, cookie: server.ready.cookie! };
 }
