@@ -831,6 +831,8 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     // benches' PostgreSQL). Without them every table the push fills planned as if empty (bench/README.md
     // "Sync push, session 14"). Not timed.
     if (process.env.BENCH_SYNC_ANALYZE !== '0') log(`  the cloud's ${await analyzeCloud(info.pgUrl)}`);
+    // A kept cloud also names the last transaction before the push: bench/sync-floor.ts copies the rows written after it.
+    if (keepFile) fs.writeFileSync(keepFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(keepFile, 'utf8')), pushXid: await currentXid(info.pgUrl) }, null, 2));
 
     // Reconnect: push until acknowledged, pull until has_more=false; customers keep ordering.
     transport.reset();
@@ -892,6 +894,17 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
 }
 
 /** ANALYZE of every table of the cloud's schema; returns what to print. */
+/** PostgreSQL's transaction id now (32 bits, as a row's xmin shows it). */
+async function currentXid(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query<{ x: string }>(`select (txid_current() % 4294967296)::text as x`)).rows[0]!.x);
+  } finally {
+    await client.end();
+  }
+}
+
 async function analyzeCloud(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
