@@ -31,6 +31,7 @@
  *   BENCH_FRIDAY_FACTOR=10 BENCH_FRIDAY_SECONDS=180 BENCH_FRIDAY_WARMUP=15 BENCH_FRIDAY_TABLETS=50
  *   BENCH_FRIDAY_CPU_PROF=/tmp/prof                    # a .cpuprofile of the appliance
  *   BENCH_APPLIANCE_NODE_OPTIONS="--max-semi-space-size=2 --heap-growing-percent=20" BENCH_CLOUD_NODE_OPTIONS=…   # npm start's memory flags on the children
+ *   BENCH_FRIDAY_COMPILED=1                            # appliance and cloud as compiled JavaScript (what npm start runs): memory as shipped
  *   BENCH_FRIDAY_SYNC=0                                # experiment: no sync after the bootstrap, no web orders
  */
 import fs from 'node:fs';
@@ -43,6 +44,7 @@ import { nodeFlagsFrom, startServer, type BenchServer } from './lib/child.js';
 import { machine, percentile, table } from './lib/format.js';
 import { epochMs, serverTimes, type ServerTimes } from './lib/server-times.js';
 import { startCloud, sleep } from './lib/sync.js';
+import { buildCompiledChildren } from './lib/compiled.js';
 
 export interface FridayOptions {
   seconds: number;
@@ -52,6 +54,8 @@ export interface FridayOptions {
   baselineRps: number;
   /** false (BENCH_FRIDAY_SYNC=0, an experiment): the appliance's sync stops after its bootstrap and no web orders are placed. */
   sync: boolean;
+  /** BENCH_FRIDAY_COMPILED=1: the appliance and the cloud run as compiled JavaScript, as `npm start` runs them (memory as shipped; bench/lib/compiled.ts). */
+  compiled: boolean;
 }
 
 export const defaultFridayOptions = (argv = process.argv.slice(2)): FridayOptions => {
@@ -64,6 +68,7 @@ export const defaultFridayOptions = (argv = process.argv.slice(2)): FridayOption
     tablets: Math.max(1, Math.min(500, Number(process.env.BENCH_FRIDAY_TABLETS ?? 50))),
     baselineRps: Math.max(1, Number(process.env.BENCH_FRIDAY_BASELINE_RPS ?? 20)),
     sync: process.env.BENCH_FRIDAY_SYNC !== '0',
+    compiled: process.env.BENCH_FRIDAY_COMPILED === '1',
   };
 };
 
@@ -205,7 +210,8 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
   const sockets: Socket[] = [];
   const agents: http.Agent[] = [];
   try {
-    const { server: cloud, info: cloudInfo } = await startCloud();
+    if (o.compiled) await buildCompiledChildren();
+    const { server: cloud, info: cloudInfo } = await startCloud({ compiled: o.compiled });
     servers.push(cloud);
     // BENCH_FRIDAY_CPU_PROF=<dir>: a .cpuprofile of the appliance child, written when it stops.
     const prof = process.env.BENCH_FRIDAY_CPU_PROF;
@@ -213,6 +219,7 @@ export async function runFridayBench(o: FridayOptions = defaultFridayOptions()):
       env: { BENCH_CLOUD_URL: cloud.url, BENCH_SYNC_KEY: cloudInfo.syncKey, BENCH_TENANT_ID: cloudInfo.tenantId, BENCH_APPLIANCE_SYNC: o.sync ? '1' : '0' },
       // BENCH_APPLIANCE_NODE_OPTIONS: node/V8 flags for the appliance (e.g. `npm start`'s memory flags; the cloud's: BENCH_CLOUD_NODE_OPTIONS).
       execArgv: [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...nodeFlagsFrom('BENCH_APPLIANCE_NODE_OPTIONS')],
+      compiled: o.compiled,
     });
     servers.push(appliance);
     const hello = await startServer('hello');

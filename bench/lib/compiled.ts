@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The bench servers run compiled (nothing they import may be tsx-only code or the bench's generators). */
-const BENCH_SERVERS = ['appliance-catchup', 'cloud'];
+const BENCH_SERVERS = ['appliance-catchup', 'appliance-synced', 'cloud'];
 let built = false;
 
 /** Builds dist/ if stale and compiles the bench's child files into dist/bench/ (once per bench process). */
