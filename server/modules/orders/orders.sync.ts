@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
-import { bulkUpdateById, insertRows } from '../../db/bulk.js';
+import { CompiledQuery } from 'kysely';
+import { bulkUpdateById, insertRows, isPostgres } from '../../db/bulk.js';
 import type { OrderCourseFiresTable, OrderDiscountsTable, OrderItemsTable, OrderItemVoidsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
 import { defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
@@ -286,6 +287,7 @@ const readClaims = (trx: Tx, tenantId: string, id: string, day: string, number: 
 
 /** `readClaims` for many new orders of one tenant at once (a batch's prefetch): a superset, filtered per order by `claimsOf`. */
 async function readClaimsMany(trx: Tx, tenantId: string, wanted: ReadonlyArray<{ id: string; day: string; number: string; key: string | null }>): Promise<Claim[]> {
+  if (isPostgres(trx)) return readClaimsKeyed(trx, tenantId, wanted);
   const out: Claim[] = [];
   for (let i = 0; i < wanted.length; i += 300) {
     const slice = wanted.slice(i, i + 300);
@@ -308,6 +310,29 @@ async function readClaimsMany(trx: Tx, tenantId: string, wanted: ReadonlyArray<{
     );
   }
   return out;
+}
+
+/**
+ * `readClaimsMany` on PostgreSQL: each new order's three claims looked up on their own, in one
+ * statement (the wanted orders in four array parameters, `cross join lateral (… offset 0)` as
+ * server/db/bulk.ts `selectByKeys`): the order by its id, the holder of its number on its day
+ * (index `orders_number`) and of its idempotency key (`orders_idempotency`). The `or` of the three
+ * `in (…)` lists was a seq scan of the whole `orders` table per chunk, with or without statistics
+ * (≈ 18 ms at 14,000 orders, growing with the table; bench/README.md "Sync push, session 14").
+ * Exactly the rows `claimsOf` keeps for each wanted order (a row may come twice).
+ */
+async function readClaimsKeyed(trx: Tx, tenantId: string, wanted: ReadonlyArray<{ id: string; day: string; number: string; key: string | null }>): Promise<Claim[]> {
+  if (wanted.length === 0) return [];
+  const cols = 'id, tenant_id, business_day, number, idempotency_key';
+  const text = `select t.* from unnest($2::text[], $3::text[], $4::text[], $5::text[]) as u(id, day, number, key) cross join lateral (
+      select ${cols} from orders where id = u.id
+      union all select ${cols} from orders where tenant_id = $1 and business_day = u.day and number = u.number
+      union all select ${cols} from orders where tenant_id = $1 and idempotency_key = u.key
+      offset 0) as t`;
+  const res = await trx.executeQuery<Claim>(
+    CompiledQuery.raw(text, [tenantId, wanted.map((w) => w.id), wanted.map((w) => w.day), wanted.map((w) => w.number), wanted.map((w) => w.key)]),
+  );
+  return res.rows;
 }
 
 /** What `readClaims` would have answered, out of a superset of rows. */
