@@ -198,12 +198,31 @@ async function validatePushed(trx: Tx, change: SyncChange, ctx: ApplyContext): P
   throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
 }
 
+/**
+ * An order's state as recorded with its op (`toOrderDto`), its lines and VAT summary made once per
+ * items array: a status or payment op leaves the lines as they are, and inside a batch every op of
+ * an order sees the one items array its store holds (`OrdersBatch`), so a chunk builds an order's
+ * lines once instead of once per op (the new order's, then each move's). Valid for the
+ * `discount_cents` the VAT was spread with; items arrays are never changed in place. The state is
+ * the same object, key for key, as `toOrderDto(row, items)`.
+ */
+const statesOfLines = new WeakMap<OrderItemsTable[], { discountCents: number; items: Order['items']; vat: Order['vat'] }>();
+const NO_LINES: OrderItemsTable[] = [];
+function orderState(row: OrdersTable, items: OrderItemsTable[]): Order {
+  const discountCents = row.discount_cents ?? 0;
+  const known = statesOfLines.get(items);
+  if (known && known.discountCents === discountCents) return { ...toOrderDto(row, NO_LINES), items: known.items, vat: known.vat };
+  const order = toOrderDto(row, items);
+  statesOfLines.set(items, { discountCents, items: order.items, vat: order.vat });
+  return order;
+}
+
 const itemTaken = () => new RejectOp('Een bestelregel van deze bestelling bestaat al (hetzelfde id); de bestelling is niet overgenomen.');
 
 async function snapshot(store: OrderStore, orderId: string): Promise<Order> {
   const found = await store.get(orderId);
   if (!found) throw new Error(`order ${orderId} not found`);
-  return toOrderDto(found.row, found.items);
+  return orderState(found.row, found.items);
 }
 
 type Loaded = { row: OrdersTable; items: OrderItemsTable[] };
@@ -634,7 +653,7 @@ async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx:
   await store.insert(row, items);
   await addHistory(trx, change, p.history, ctx);
   // Just inserted: the resulting state is these rows (items by position), no need to read them back.
-  const order = toOrderDto(row, items);
+  const order = orderState(row, items);
   return notes.length ? { conflict: notes.join(' '), idempotency_key: key, order } : { order };
 }
 
@@ -927,10 +946,10 @@ export const ordersSync: EntityDescriptor[] = [
         }
         // The resulting state: the row as read plus this patch; a status or payment change leaves the items as they are.
         if (Object.keys(patch).length > 0) {
-          order = toOrderDto({ ...row, ...patch }, found.items);
+          order = orderState({ ...row, ...patch }, found.items);
           await store.update(row.id, patch);
         } else {
-          order = toOrderDto(row, found.items);
+          order = orderState(row, found.items);
         }
       } else if (change.kind === 'order.snapshot') {
         // Snapshot bootstrap: the cloud's current order with its items and whole status history.
