@@ -41,6 +41,21 @@ describe(`insertRows: the rows Kysely's insert would write (${lane})`, () => {
     expect(await db.selectFrom('categories').select('id').where('id', '=', row(1240).id).executeTakeFirst()).toBeUndefined();
   });
 
+  it('strings with a lone surrogate, a pair or a literal backslash-u are stored as Kysely\'s insert stores them (PostgreSQL: a lone surrogate as U+FFFD)', async () => {
+    const t = await createTestApp();
+    const r = await t.seedTenant();
+    const db = t.handle.db;
+    const now = new Date().toISOString();
+    const names = ['half \ud800 een paar', 'paar 🍕 heel', 'letterlijk \\ud800 tekst', 'gewoon', '\udfff'];
+    const rows = names.map((name, i) => ({ id: `cat-sur-${i}`, tenant_id: r.id, name, position: i, created_at: now, updated_at: now }));
+    expect(await insertRows(db, 'categories', rows)).toBe(names.length);
+    await db.insertInto('categories').values(rows.map((row) => ({ ...row, id: row.id.replace('cat-sur-', 'cat-ky-') }))).execute();
+    const stored = await db.selectFrom('categories').select(['id', 'name']).where('id', 'like', 'cat-sur-%').orderBy('id').execute();
+    const byKysely = await db.selectFrom('categories').select(['id', 'name']).where('id', 'like', 'cat-ky-%').orderBy('id').execute();
+    expect(stored.map((s) => s.name)).toEqual(byKysely.map((s) => s.name));
+    if (lane === 'postgres') expect(stored.map((s) => s.name)).toEqual(['half \ufffd een paar', 'paar 🍕 heel', 'letterlijk \\ud800 tekst', 'gewoon', '\ufffd']);
+  });
+
   it('the change log: consecutive seqs in the given order, payloads as JSON text, in one statement on PostgreSQL', async () => {
     const t = await createTestApp();
     const r = await t.seedTenant();
