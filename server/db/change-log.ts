@@ -313,24 +313,35 @@ export async function appendChangesLocked(trx: Tx, tenantId: string, origin: str
   if (changes.length === 0) return [];
   const k = changes.length;
   const rows = unsequencedRows(tenantId, origin, now, changes);
+  // Strings as the driver would store them in UTF-8 (a lone surrogate: U+FFFD; bulk.ts wellFormedRow).
+  const wellFormed = rows.some((r) => ![r.op_id, r.origin, r.entity, r.entity_id, r.kind, r.created_at].every(isWellFormedText)) ? rows.map(wellFormedRow) : rows;
   // The rows in one json parameter (insertRows, server/db/bulk.ts: no Kysely build of every value),
   // numbered by their position (`with ordinality`): row i gets the allocation's last_seq - k + i.
+  // The payloads (JSON.stringify's text, which writes lone surrogates as escapes) each in a text
+  // parameter of their own (up to PAYLOAD_PARAMS changes), joined by position: no escaping of every
+  // payload into the json text here, no unescaping by PostgreSQL's json parser (bench/README.md
+  // "Sync push, session 15"). More changes than that: the payloads inside the json, as before.
+  const own = k <= PAYLOAD_PARAMS;
+  const payloads = own ? `join unnest(array[${Array.from({ length: k }, (_, i) => `$${i + 3}`).join(', ')}]::text[]) with ordinality as p(payload, n) on p.n = v.ordinality` : '';
   const written = await trx.executeQuery<{ first: number | string }>(
     CompiledQuery.raw(
       `with s as (insert into change_seq (tenant_id, last_seq) values ($1, ${k}) on conflict (tenant_id) do update set last_seq = change_seq.last_seq + ${k} returning last_seq),
        w as (insert into change_log (op_id, tenant_id, origin, entity, entity_id, kind, payload, created_at, seq)
-         select v.op_id, v.tenant_id, v.origin, v.entity, v.entity_id, v.kind, v.payload, v.created_at, (select last_seq from s) - ${k} + v.ordinality
-         from json_populate_recordset(null::change_log, $2) with ordinality as v
+         select v.op_id, v.tenant_id, v.origin, v.entity, v.entity_id, v.kind, ${own ? 'p.payload' : 'v.payload'}, v.created_at, (select last_seq from s) - ${k} + v.ordinality
+         from json_populate_recordset(null::change_log, $2) with ordinality as v ${payloads}
          returning seq)
        select min(seq) as first from w`,
-      // Strings as the driver would store them in UTF-8 (a lone surrogate: U+FFFD; bulk.ts wellFormedRow). The payload is
-      // JSON.stringify's text, which writes lone surrogates as escapes.
-      [tenantId, JSON.stringify(rows.some((r) => ![r.op_id, r.origin, r.entity, r.entity_id, r.kind, r.created_at].every(isWellFormedText)) ? rows.map(wellFormedRow) : rows)],
+      own ? [tenantId, JSON.stringify(wellFormed.map(withoutPayload)), ...rows.map((r) => r.payload)] : [tenantId, JSON.stringify(wellFormed)],
     ),
   );
   const first = Number(written.rows[0]!.first);
   return recordsOf(rows, first, changes);
 }
+
+/** Changes whose payloads `appendChangesLocked` binds one by one (a statement takes at most 65,535 parameters). */
+const PAYLOAD_PARAMS = 5_000;
+
+const withoutPayload = (r: ReturnType<typeof unsequencedRows>[number]) => ({ op_id: r.op_id, tenant_id: r.tenant_id, origin: r.origin, entity: r.entity, entity_id: r.entity_id, kind: r.kind, created_at: r.created_at });
 
 /**
  * Changes of one tenant after `afterSeq`, in seq order. With `payloadKinds`, only changes of those

@@ -127,6 +127,36 @@ describe(`change log: the one write path (${lane})`, () => {
     expect(events).toHaveLength(2);
   });
 
+  it('the log stores each payload as exactly its JSON text, whatever it holds (objects, arrays, scalars, escapes, given payloadJson)', async () => {
+    const t = await createTestApp();
+    const a = newId();
+    const payloads: unknown[] = [
+      { a: 1, b: 'é "quoted" \\ back\nslash', c: [1.5, -0, 2e21, null, true], d: { e: {} } },
+      ['x', { y: '\u0001 control' }],
+      { lone: 'half \ud800 a pair', tab: '\t' },
+      { literal: 'not an escape: \\u0041' },
+      'a plain string',
+      '{"looks":"like an object"}',
+      42,
+      null,
+      [],
+      { emoji: '🍕', nested: [[[['deep']]]] },
+    ];
+    const changes = payloads.map((payload, i) => ({ entity: 'note', entityId: newId(), kind: 'note.added', payload, ...(i === 0 ? { payloadJson: JSON.stringify(payload) } : {}) }));
+    await t.changes.write(a, (w) => w.recordMany(changes));
+    await t.changes.write(a, async (w) => {
+      for (const c of changes) await w.record(c);
+    });
+    const stored = await t.handle.db.selectFrom('change_log').select(['seq', 'payload']).where('tenant_id', '=', a).orderBy('seq').execute();
+    expect(stored.map((r) => r.payload)).toEqual([...payloads, ...payloads].map((p) => JSON.stringify(p ?? null)));
+    // More changes than the PostgreSQL statement binds payloads for one by one (appendChangesLocked): the same rows.
+    const b = newId();
+    const many = Array.from({ length: 5_003 }, (_, i) => ({ entity: 'note', entityId: `n${i}`, kind: 'note.added', payload: payloads[i % payloads.length] }));
+    await t.changes.write(b, (w) => w.recordMany(many));
+    const all = await t.handle.db.selectFrom('change_log').select(['seq', 'entity_id', 'payload']).where('tenant_id', '=', b).orderBy('seq').execute();
+    expect(all.map((r) => [Number(r.seq), r.entity_id, r.payload])).toEqual(many.map((c, i) => [i + 1, c.entityId, JSON.stringify(c.payload ?? null)]));
+  });
+
   it('20 concurrent writers of one tenant get distinct, gap-free seqs, read back in order', async () => {
     const t = await createTestApp();
     const tenantId = newId();
