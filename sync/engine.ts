@@ -4,7 +4,7 @@ import type { SyncStateTable } from '../server/db/database.js';
 import { setMeta } from '../server/db/meta.js';
 import { SCHEMA_VERSION } from '../server/db/migrations/index.js';
 import type { Clock } from '../server/shared/clock.js';
-import { MAX_OP_BYTES, MAX_PULL_LIMIT, MAX_PUSH_OPS, MAX_SNAPSHOT_LIMIT, OVERSIZED, PROTOCOL_VERSION, PULL_PAGE_BYTES, SNAPSHOT_PAGE_BYTES, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
+import { MAX_OP_BYTES, MAX_PULL_LIMIT, MAX_PUSH_OPS, MAX_SNAPSHOT_LIMIT, OVERSIZED, PROTOCOL_VERSION, PULL_PAGE_BYTES, SNAPSHOT_LIMIT_V1, SNAPSHOT_PAGE_BYTES, type HelloResponse, type PullResponse, type PushResponse, type SnapshotResponse, type WireChange, type WireOp } from './protocol.js';
 import type { SyncRegistry } from './registry.js';
 import { JsonText, type SyncTransport } from './transport.js';
 import { TxBatch } from './apply-helpers.js';
@@ -28,11 +28,14 @@ export class SyncTransient extends Error {
   readonly unreachable: boolean;
   /** The cloud's HTTP status, when it answered. */
   readonly status?: number;
-  constructor(message: string, options?: { cause?: unknown; unreachable?: boolean; status?: number }) {
+  /** The fields its answer named (`details[].field`), if any: e.g. `limit` from a cloud that refuses a page size. */
+  readonly fields?: string[];
+  constructor(message: string, options?: { cause?: unknown; unreachable?: boolean; status?: number; fields?: string[] }) {
     super(message, options);
     this.name = 'SyncTransient';
     this.unreachable = options?.unreachable ?? false;
     if (options?.status !== undefined) this.status = options.status;
+    if (options?.fields !== undefined) this.fields = options.fields;
   }
 }
 
@@ -67,7 +70,11 @@ export interface EngineOptions {
   pullLimit?: number;
   /** Payload bytes per pull page (default PULL_PAGE_BYTES, ≈ 1 MiB): pages sized by bytes, so memory per page is bounded. */
   pullBytes?: number;
-  /** Entities per snapshot page (bootstrap; default MAX_SNAPSHOT_LIMIT); the page is sized by `snapshotBytes` first. */
+  /**
+   * Entities per snapshot page (bootstrap; default MAX_SNAPSHOT_LIMIT); the page is sized by
+   * `snapshotBytes` first. A cloud that refuses more than SNAPSHOT_LIMIT_V1 (an older release) is
+   * asked with that instead, for the rest of this engine's life.
+   */
   snapshotLimit?: number;
   /** Bytes per snapshot page (default SNAPSHOT_PAGE_BYTES): fewer, bigger transactions, memory still bounded. */
   snapshotBytes?: number;
@@ -102,6 +109,8 @@ export class SyncEngine {
   private ahead: { cursor: string; page: Promise<SnapshotResponse> } | null = null;
   /** Per entity and kind, echoes in a row whose text differed from what was sent (`sameEcho`). */
   private readonly textMisses = new Map<string, number>();
+  /** The cloud refused a snapshot page size above SNAPSHOT_LIMIT_V1 (a release from before MAX_SNAPSHOT_LIMIT grew). */
+  private snapshotLimitRefused = false;
   private readonly reg: SyncRegistry;
   private readonly schemaVersion: number;
   private readonly protocolVersion: number;
@@ -129,7 +138,8 @@ export class SyncEngine {
     const versionField = body.details?.some((d) => d.field === 'protocol_version' || d.field === 'schema_version');
     if ((reply.status === 409 || reply.status === 426) && versionField) throw new SyncStopped(message);
     if (reply.status === 401 || reply.status === 403) throw new SyncStopped(message);
-    throw new SyncTransient(message, { status: reply.status });
+    const fields = body.details?.map((d) => d.field).filter((f): f is string => typeof f === 'string');
+    throw new SyncTransient(message, { status: reply.status, ...(fields?.length ? { fields } : {}) });
   }
 
   async readState(db: Db | Tx = this.o.db): Promise<SyncStateTable | undefined> {
@@ -431,15 +441,18 @@ export class SyncEngine {
       await this.fence(w.trx);
       const current = (await this.readState(w.trx))!;
       if (current.snapshot_cursor !== state.snapshot_cursor) return; // another runner moved on; this page is stale
-      const batch = new TxBatch(res.changes.map((c) => ({ ...c, tenant_id: tenantId, op_id: `snapshot:${c.entity}:${c.entity_id}`, origin: 'cloud' })));
-      for (const c of res.changes) {
-        const descriptor = this.reg.descriptor(c.entity);
+      // One SyncChange per row, the batch's hint and the apply's argument alike (an apply never changes its argument).
+      const changes: SyncChange[] = res.changes.map((c) => ({ op_id: `snapshot:${c.entity}:${c.entity_id}`, origin: 'cloud', entity: c.entity, entity_id: c.entity_id, kind: c.kind, payload: c.payload, created_at: c.created_at, tenant_id: tenantId }));
+      const batch = new TxBatch(changes);
+      // `snapshot`: rows of the cloud's own tables, their payloads' shape checked rather than the API's field rules (parsePayload).
+      const ctx = { side: 'appliance', mode: 'adopt', snapshot: true, tenantId, now: w.now, ...batch.context } as const;
+      for (const change of changes) {
+        const descriptor = this.reg.descriptor(change.entity);
         if (!descriptor) {
-          this.o.log?.('sync: snapshot row of an entity this version does not know; skipped', { entity: c.entity });
+          this.o.log?.('sync: snapshot row of an entity this version does not know; skipped', { entity: change.entity });
           continue;
         }
-        const change: SyncChange = { ...c, tenant_id: tenantId, op_id: `snapshot:${c.entity}:${c.entity_id}`, origin: 'cloud' };
-        await descriptor.apply(w.trx, change, { side: 'appliance', mode: 'adopt', tenantId, now: w.now, ...batch.context });
+        await descriptor.apply(w.trx, change, ctx);
         applied += 1;
       }
       await batch.flush(w.trx);
@@ -477,11 +490,26 @@ export class SyncEngine {
     return jsonEqual(JSON.parse(text) as unknown, c.payload);
   }
 
-  /** One snapshot page from the cloud: `cursor` '' is the first page (none sent). */
-  private fetchSnapshot(cursor: string): Promise<SnapshotResponse> {
-    return this.call<SnapshotResponse>('GET', '/api/v1/sync/snapshot', {
-      query: { ...this.versions(), ...(cursor ? { cursor } : {}), limit: this.o.snapshotLimit ?? MAX_SNAPSHOT_LIMIT, max_bytes: this.o.snapshotBytes ?? SNAPSHOT_PAGE_BYTES },
-    });
+  /**
+   * One snapshot page from the cloud: `cursor` '' is the first page (none sent). A cloud from before
+   * MAX_SNAPSHOT_LIMIT grew refuses a `limit` above SNAPSHOT_LIMIT_V1 (400 naming `limit`): the page
+   * is asked again with that, and so is every later one (sync/README.md, protocol step 4).
+   */
+  private async fetchSnapshot(cursor: string): Promise<SnapshotResponse> {
+    const ask = (limit: number) =>
+      this.call<SnapshotResponse>('GET', '/api/v1/sync/snapshot', {
+        query: { ...this.versions(), ...(cursor ? { cursor } : {}), limit, max_bytes: this.o.snapshotBytes ?? SNAPSHOT_PAGE_BYTES },
+      });
+    const wanted = this.o.snapshotLimit ?? MAX_SNAPSHOT_LIMIT;
+    if (wanted <= SNAPSHOT_LIMIT_V1 || this.snapshotLimitRefused) return ask(Math.min(wanted, SNAPSHOT_LIMIT_V1));
+    try {
+      return await ask(wanted);
+    } catch (err) {
+      if (!(err instanceof SyncTransient && err.status === 400 && err.fields?.includes('limit'))) throw err;
+      if (!this.snapshotLimitRefused) this.o.log?.(`sync: the cloud takes at most ${SNAPSHOT_LIMIT_V1} rows per snapshot page; asking for that`);
+      this.snapshotLimitRefused = true;
+      return ask(SNAPSHOT_LIMIT_V1);
+    }
   }
 
   /**

@@ -164,11 +164,19 @@ export const PullResponse = z.object({
 });
 export type PullResponse = z.infer<typeof PullResponse>;
 
-export const MAX_SNAPSHOT_LIMIT = 1000;
+/**
+ * Entities per snapshot page at most (issue 29 point 3). A page is sized by its bytes first
+ * (`max_bytes`); a count this high only stops a page of many small rows (journal entries, receipts)
+ * from ending at a thousand. A cloud from before this limit refuses anything above
+ * SNAPSHOT_LIMIT_V1 (a 400 naming `limit`): the appliance then asks with that (sync/engine.ts).
+ */
+export const MAX_SNAPSHOT_LIMIT = 10_000;
+/** The most entities per snapshot page that every cloud accepts (the limit up to session 15). */
+export const SNAPSHOT_LIMIT_V1 = 1000;
 /** A snapshot page stops once its changes pass this many bytes as JSON (at least one step of rows); an appliance may ask for less (`max_bytes`). */
 export const MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024;
-/** What the appliance asks per snapshot page: up to MAX_SNAPSHOT_LIMIT entities within ≈ 2 MiB. */
-export const SNAPSHOT_PAGE_BYTES = 2 * 1024 * 1024;
+/** What the appliance asks per snapshot page: up to MAX_SNAPSHOT_LIMIT entities within ≈ 4 MiB. */
+export const SNAPSHOT_PAGE_BYTES = 4 * 1024 * 1024;
 
 export const SnapshotQuery = VersionQuery.extend({
   /** Absent for the first page; then the `next_cursor` of the page before (opaque). */
