@@ -112,8 +112,21 @@ export class TxBatch implements ApplyBatch {
  * A pushed payload is validated like an API request (issue 17): parse it with the same zod schema
  * the API uses (strings free of NUL bytes, ISO timestamps, UUID ids, the API's size limits); what
  * the API would refuse is a permanent rejection of this op, recorded and acknowledged.
+ *
+ * `ctx.snapshot` (a row of the cloud's snapshot, sync/types.ts): the payload's shape is checked
+ * first (`shapeOf`: JSON types, required fields, integers, enums and literals; unknown fields
+ * dropped and defaults filled as zod does), without the field rules (formats, lengths, ranges,
+ * refinements) that the cloud enforced when the row came in. A payload that fails it, or a schema
+ * the shape check does not cover, goes through zod as before, so what is refused is refused alike.
  */
-export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: string): T {
+export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: string, ctx?: { snapshot?: boolean }): T {
+  if (ctx?.snapshot) {
+    const shape = shapeOf(schema);
+    if (shape) {
+      const v = shape(payload);
+      if (v !== MISFIT) return v as T;
+    }
+  }
   const r = schema.safeParse(payload);
   if (r.success) return r.data;
   // The API's own Dutch sentence for the first problem, e.g. "'items.0.quantity' moet maximaal 999 zijn."
@@ -148,4 +161,155 @@ export async function assertTenantRefs(trx: Tx, table: TableName, ids: ReadonlyA
     .execute();
   if (rows.length !== wanted.length) throw new RejectOp(`${what} bestaat niet bij dit restaurant.`);
   for (const r of rows) known?.add(r.id);
+}
+
+/** What a shape check answers for a value that does not fit (zod then decides). */
+const MISFIT: unique symbol = Symbol('misfit');
+type Shape = (v: unknown) => unknown;
+const shapes = new WeakMap<object, Shape | null>();
+
+/** The zod 4 definition of a schema (`_zod.def`), as far as `shapeOf` reads it. */
+interface Def {
+  type: string;
+  shape?: Record<string, { _zod: { def: Def } }>;
+  catchall?: { _zod: { def: Def } };
+  innerType?: { _zod: { def: Def } };
+  element?: { _zod: { def: Def } };
+  keyType?: { _zod: { def: Def } };
+  valueType?: { _zod: { def: Def } };
+  options?: Array<{ _zod: { def: Def } }>;
+  entries?: Record<string, unknown>;
+  values?: unknown[];
+  defaultValue?: unknown;
+  coerce?: boolean;
+  checks?: Array<{ _zod: { def: { check?: string } } }>;
+}
+
+/**
+ * A cheap check of a value against a zod schema's shape (for `parsePayload` on snapshot rows), or
+ * null when the schema holds something it does not cover (transforms, pipes, coercion, records ...).
+ * Kept: JSON types, required fields, null only where nullable, integers where `int()`, enum and
+ * literal values, unions (first option that fits), unknown fields dropped (kept for `loose`
+ * objects, refused for `strict`), defaults filled. Not checked: string formats and lengths,
+ * numeric ranges, array sizes, refinements. Compiled once per schema.
+ */
+export function shapeOf(schema: unknown): Shape | null {
+  const key = schema as object;
+  let s = shapes.get(key);
+  if (s === undefined) {
+    s = compileShape((schema as { _zod?: { def?: Def } })._zod?.def);
+    shapes.set(key, s);
+  }
+  return s;
+}
+
+function compileShape(def: Def | undefined): Shape | null {
+  if (!def) return null;
+  const inner = (d: { _zod: { def: Def } } | undefined) => compileShape(d?._zod.def);
+  switch (def.type) {
+    case 'string':
+      if (def.coerce) return null;
+      return (v) => (typeof v === 'string' ? v : MISFIT);
+    case 'number': {
+      if (def.coerce) return null;
+      const int = def.checks?.some((c) => c._zod.def.check === 'number_format') ?? false;
+      return (v) => (typeof v === 'number' && (int ? Number.isSafeInteger(v) : Number.isFinite(v)) ? v : MISFIT);
+    }
+    case 'boolean':
+      if (def.coerce) return null;
+      return (v) => (typeof v === 'boolean' ? v : MISFIT);
+    case 'null':
+      return (v) => (v === null ? v : MISFIT);
+    case 'unknown':
+    case 'any':
+      return (v) => v;
+    case 'enum': {
+      const allowed = new Set(Object.values(def.entries ?? {}));
+      return (v) => (allowed.has(v) ? v : MISFIT);
+    }
+    case 'literal': {
+      const allowed = new Set(def.values ?? []);
+      return (v) => (allowed.has(v) ? v : MISFIT);
+    }
+    case 'nullable': {
+      const i = inner(def.innerType);
+      return i && ((v) => (v === null ? v : i(v)));
+    }
+    case 'optional': {
+      const i = inner(def.innerType);
+      return i && ((v) => (v === undefined ? v : i(v)));
+    }
+    case 'default': {
+      const i = inner(def.innerType);
+      const fill = () => {
+        const d = def.defaultValue;
+        return Array.isArray(d) ? [...(d as unknown[])] : d !== null && typeof d === 'object' ? { ...d } : d;
+      };
+      return i && ((v) => (v === undefined ? fill() : i(v)));
+    }
+    case 'array': {
+      const e = inner(def.element);
+      if (!e) return null;
+      return (v) => {
+        if (!Array.isArray(v)) return MISFIT;
+        const out: unknown[] = new Array(v.length);
+        for (let k = 0; k < v.length; k++) if ((out[k] = e(v[k])) === MISFIT) return MISFIT;
+        return out;
+      };
+    }
+    case 'record': {
+      // Keys as zod's string key type takes them (an object's own enumerable keys); values by their shape.
+      if ((def.keyType?._zod.def.type ?? '') !== 'string') return null;
+      const value = inner(def.valueType);
+      if (!value) return null;
+      return (v) => {
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) return MISFIT;
+        const out: Record<string, unknown> = {};
+        for (const [k, x] of Object.entries(v)) if ((out[k] = value(x)) === MISFIT) return MISFIT;
+        return out;
+      };
+    }
+    case 'union': {
+      const options = (def.options ?? []).map((o) => inner(o));
+      if (options.length === 0 || options.some((o) => o === null)) return null;
+      return (v) => {
+        for (const o of options as Shape[]) {
+          const r = o(v);
+          if (r !== MISFIT) return r;
+        }
+        return MISFIT;
+      };
+    }
+    case 'object': {
+      const fields: Array<[string, Shape]> = [];
+      for (const [k, f] of Object.entries(def.shape ?? {})) {
+        const c = inner(f);
+        if (!c) return null;
+        fields.push([k, c]);
+      }
+      const extra = def.catchall?._zod.def.type;
+      if (extra !== undefined && extra !== 'unknown' && extra !== 'never') return null;
+      const known = new Set(fields.map(([k]) => k));
+      return (v) => {
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) return MISFIT;
+        const src = v as Record<string, unknown>;
+        const out: Record<string, unknown> = {};
+        if (extra !== undefined) {
+          for (const k in src) {
+            if (known.has(k)) continue;
+            if (extra === 'never') return MISFIT;
+            out[k] = src[k];
+          }
+        }
+        for (const [k, c] of fields) {
+          const r = c(src[k]);
+          if (r === MISFIT) return MISFIT;
+          if (r !== undefined) out[k] = r;
+        }
+        return out;
+      };
+    }
+    default:
+      return null;
+  }
 }

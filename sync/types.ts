@@ -38,6 +38,14 @@ export interface ApplyContext {
   /** The applying transaction's timestamp. */
   now: string;
   /**
+   * Set by the appliance's engine for the rows of its cloud's snapshot (bootstrap, `adopt`): state
+   * the cloud read from its own tables, each row checked by the cloud when it came in. `parsePayload`
+   * then checks the payload's shape (types, required fields, enums) instead of the API's field
+   * rules (sync/README.md "Trust boundary"); the checks against this database (tenant, references,
+   * clashes) stay.
+   */
+  snapshot?: boolean;
+  /**
    * Set together with `batch` (the cloud's optimistic push chunk, an appliance's pull page): queue
    * ledger rows (insert-if-absent by id) to be written together before that transaction commits,
    * after the batch states' flush. Only for rows that no `apply` reads back (e.g. order status

@@ -321,7 +321,7 @@ function ledgerDescriptor(spec: LedgerSpec): EntityDescriptor {
     tables: [table],
     async apply(trx: Tx, change: SyncChange, ctx: ApplyContext) {
       const p = (change.payload ?? {}) as Record<string, unknown>;
-      const rec = parsePayload(spec.schema, p[payloadKey], spec.what);
+      const rec = parsePayload(spec.schema, p[payloadKey], spec.what, ctx);
       if (rec.id !== change.entity_id) throw new RejectOp(`Ongeldige wijziging voor ${spec.what}.`);
       // A node adds only to its own chain: a pushed record claiming another origin's chain is refused.
       // (Adopting the cloud's state, a snapshot row carries no origin of its own: the record says it.)

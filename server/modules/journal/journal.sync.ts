@@ -182,7 +182,7 @@ export const journalSync: EntityDescriptor[] = [
     tables: ['journal_entries'],
     async apply(trx, change, ctx) {
       if (change.kind !== 'journal.appended' && change.kind !== 'journal.snapshot') throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
-      const e = parsePayload(JournalRowSchema, (change.payload as { entry?: unknown } | null)?.entry, 'een journaalregel');
+      const e = parsePayload(JournalRowSchema, (change.payload as { entry?: unknown } | null)?.entry, 'een journaalregel', ctx);
       if (e.id !== change.entity_id) throw new RejectOp('Ongeldige journaalregel.');
       if (ctx.mode === 'merge' && e.origin !== change.origin) throw new RejectOp('Deze journaalregel hoort bij de keten van een ander apparaat.');
       const store = await journalStore.of(trx, ctx, change.tenant_id);

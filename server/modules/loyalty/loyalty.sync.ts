@@ -156,7 +156,7 @@ const TYPE_OF_KIND: Record<string, TransactionRow['type'] | undefined> = {
 
 async function applyTransaction(trx: Tx, change: SyncChange, ctx: ApplyContext): Promise<ApplyOutcome | void> {
   const tenantId = change.tenant_id;
-  const p = parsePayload(TransactionPayload, change.payload, 'een puntenmutatie');
+  const p = parsePayload(TransactionPayload, change.payload, 'een puntenmutatie', ctx);
   const row: TransactionRow = { ...p.transaction, tenant_id: tenantId };
   if (row.id !== change.entity_id) throw new RejectOp('Ongeldige puntenmutatie.');
   const snapshot = change.kind === 'loyalty.transaction_snapshot';

@@ -54,7 +54,7 @@ export const paymentsSync: EntityDescriptor[] = [
     tables: ['payments'],
     async apply(trx, change, ctx) {
       if (!['payment.created', 'payment.updated', 'payment.status_changed', 'payment.snapshot'].includes(change.kind)) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
-      const parsed = parsePayload(PaymentPayload, change.payload, 'een betaling').payment;
+      const parsed = parsePayload(PaymentPayload, change.payload, 'een betaling', ctx).payment;
       if (parsed.id !== change.entity_id) throw new RejectOp('Ongeldige betaling.');
       const incoming = { ...pickColumns<PaymentsTable>(parsed, PAYMENT_COLUMNS), tenant_id: change.tenant_id };
       // Only the node that talks to the payment's provider changes it (an appliance cannot pay a cloud payment).
@@ -80,7 +80,7 @@ export const paymentsSync: EntityDescriptor[] = [
     tables: ['payment_refunds'],
     async apply(trx, change, ctx) {
       if (!['payment_refund.created', 'payment_refund.updated', 'payment_refund.snapshot'].includes(change.kind)) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
-      const parsed = parsePayload(RefundPayload, change.payload, 'een terugbetaling').refund;
+      const parsed = parsePayload(RefundPayload, change.payload, 'een terugbetaling', ctx).refund;
       if (parsed.id !== change.entity_id) throw new RejectOp('Ongeldige terugbetaling.');
       const incoming = { ...pickColumns<PaymentRefundsTable>(parsed, REFUND_COLUMNS), tenant_id: change.tenant_id };
       await assertTenantRef(trx, 'payments', incoming.payment_id, change.tenant_id, 'De betaling', ctx.batch);

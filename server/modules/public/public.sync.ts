@@ -18,6 +18,7 @@ const PublicOrderRow = z
     created_at: z.string().min(10).max(40),
   })
   .loose();
+const PublicOrderPayload = z.object({ public_order: PublicOrderRow });
 
 /** What a guest's order adds to the order: written once where it was accepted, a ledger (insert if absent). */
 export const publicSync: EntityDescriptor[] = [
@@ -25,9 +26,9 @@ export const publicSync: EntityDescriptor[] = [
     entity: 'public_order',
     merge: 'ledger',
     tables: ['public_orders'],
-    async apply(trx, change) {
+    async apply(trx, change, ctx) {
       if (change.kind !== 'public_order.created' && change.kind !== 'public_order.snapshot') throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
-      const row = parsePayload(z.object({ public_order: PublicOrderRow }), change.payload, 'een publieke bestelling').public_order;
+      const row = parsePayload(PublicOrderPayload, change.payload, 'een publieke bestelling', ctx).public_order;
       if (row.id !== change.entity_id) throw new RejectOp('Ongeldige publieke bestelling.');
       await assertNotForeign(trx, 'orders', row.id, change.tenant_id, 'De bestelling');
       const existing = await trx.selectFrom('public_orders').select('tenant_id').where('id', '=', row.id).executeTakeFirst();

@@ -251,7 +251,7 @@ const movementsSync: EntityDescriptor = {
   async apply(trx, change, ctx) {
     if (!['stock.moved', 'stock.consumed', 'stock.wasted', 'stock.snapshot'].includes(change.kind)) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
     if (change.kind === 'stock.snapshot' && ctx.mode !== 'adopt') throw new RejectOp('Een momentopname van de voorraad komt alleen uit de cloud.');
-    const p = parsePayload(MovementsPayload, change.payload, 'een voorraadmutatie');
+    const p = parsePayload(MovementsPayload, change.payload, 'een voorraadmutatie', ctx);
     const tenantId = change.tenant_id;
     const incoming = p.movements.map((m) => ({ ...pick<MovementRow>(m, MOVEMENT_COLUMNS), tenant_id: tenantId }) as MovementRow);
     const staffOut = (list: MovementRow[]) => list.filter((m) => m.source === 'staff' && GUARDED_TYPES.has(m.type) && m.quantity_milli < 0);

@@ -191,7 +191,7 @@ export const tillSync: EntityDescriptor[] = [
     tables: ['order_payments'],
     async apply(trx, change, ctx) {
       if (change.kind !== 'order_payment.recorded' && change.kind !== 'order_payment.snapshot') throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
-      const pay = parsePayload(PaymentWire, (change.payload as { payment?: unknown } | null)?.payment, 'een betaling');
+      const pay = parsePayload(PaymentWire, (change.payload as { payment?: unknown } | null)?.payment, 'een betaling', ctx);
       if (pay.id !== change.entity_id) throw new RejectOp('Ongeldige betaling.');
       const existing = await trx.selectFrom('order_payments').select('tenant_id').where('id', '=', pay.id).executeTakeFirst();
       if (existing) {
@@ -228,7 +228,7 @@ export const tillSync: EntityDescriptor[] = [
     tables: ['receipts'],
     async apply(trx, change, ctx) {
       if (change.kind !== 'receipt.issued' && change.kind !== 'receipt.snapshot') throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
-      const r = parsePayload(ReceiptWire, (change.payload as { receipt?: unknown } | null)?.receipt, 'een bon');
+      const r = parsePayload(ReceiptWire, (change.payload as { receipt?: unknown } | null)?.receipt, 'een bon', ctx);
       if (r.id !== change.entity_id || r.number !== `${r.series}-${String(r.seq).padStart(6, '0')}`) throw new RejectOp('Ongeldige bon.');
       const store = await receiptStore.of(trx, ctx, change.tenant_id);
       const clash = await store.clashes(r);
