@@ -175,8 +175,8 @@ export const MAX_SNAPSHOT_LIMIT = 10_000;
 export const SNAPSHOT_LIMIT_V1 = 1000;
 /** A snapshot page stops once its changes pass this many bytes as JSON (at least one step of rows); an appliance may ask for less (`max_bytes`). */
 export const MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024;
-/** What the appliance asks per snapshot page: up to MAX_SNAPSHOT_LIMIT entities within ≈ 4 MiB. */
-export const SNAPSHOT_PAGE_BYTES = 4 * 1024 * 1024;
+/** What the appliance asks per snapshot page: up to MAX_SNAPSHOT_LIMIT entities within ≈ 2 MiB (4 MiB pages measured slower and ≈ 30 MiB bigger: bench/README.md, session 15). */
+export const SNAPSHOT_PAGE_BYTES = 2 * 1024 * 1024;
 
 export const SnapshotQuery = VersionQuery.extend({
   /** Absent for the first page; then the `next_cursor` of the page before (opaque). */
