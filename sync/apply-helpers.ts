@@ -163,6 +163,12 @@ export async function assertTenantRefs(trx: Tx, table: TableName, ids: ReadonlyA
   for (const r of rows) known?.add(r.id);
 }
 
+/** `out[k] = v` as an own property, also for a key `__proto__` (JSON.parse makes it an own key; an assignment would set the prototype). */
+const put = (out: Record<string, unknown>, k: string, v: unknown): void => {
+  if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[k] = v;
+};
+
 /** What a shape check answers for a value that does not fit (zod then decides). */
 const MISFIT: unique symbol = Symbol('misfit');
 type Shape = (v: unknown) => unknown;
@@ -265,7 +271,11 @@ function compileShape(def: Def | undefined): Shape | null {
       return (v) => {
         if (v === null || typeof v !== 'object' || Array.isArray(v)) return MISFIT;
         const out: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(v)) if ((out[k] = value(x)) === MISFIT) return MISFIT;
+        for (const [k, x] of Object.entries(v)) {
+          const r = value(x);
+          if (r === MISFIT) return MISFIT;
+          put(out, k, r);
+        }
         return out;
       };
     }
@@ -298,7 +308,7 @@ function compileShape(def: Def | undefined): Shape | null {
           for (const k in src) {
             if (known.has(k)) continue;
             if (extra === 'never') return MISFIT;
-            out[k] = src[k];
+            put(out, k, src[k]);
           }
         }
         for (const [k, c] of fields) {

@@ -73,6 +73,14 @@ describe('parsePayload on a snapshot row (ctx.snapshot)', () => {
     expect(parsePayload(MovementsPayload, value, 'een voorraadmutatie', snap).movements[0]).toMatchObject({ id: 'geen-uuid' });
   });
 
+  it('keeps a key `__proto__` of a loose object as data, never as the copy’s prototype', () => {
+    const value = JSON.parse(`{"movements":[${JSON.stringify(movement(10)).slice(0, -1)},"__proto__":{"polluted":1}}]}`) as unknown;
+    const m = parsePayload(MovementsPayload, value, 'een voorraadmutatie', snap).movements[0] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(m)).toBe(Object.prototype);
+    expect('polluted' in m).toBe(false);
+    expect(Object.hasOwn(m, '__proto__')).toBe(true);
+  });
+
   it('covers the schemas of the snapshot’s biggest tables (a schema it cannot read would go through zod: same answer, no gain)', () => {
     for (const schema of [MovementsPayload, JournalRowSchema, PaymentRowSchema, Mixed]) expect(shapeOf(schema)).not.toBeNull();
     expect(shapeOf(z.string().transform((x) => x.length))).toBeNull();
