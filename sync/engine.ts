@@ -473,9 +473,12 @@ export class SyncEngine {
   }
 
   /**
-   * `sameJson` for an echo, remembering per entity and kind whether the cloud records it as the same
-   * text: it rebuilds some payloads in another key order (its validation), and for those the string
-   * compare is skipped after a few misses and the values compared at once.
+   * Whether an echo's payload equals the stored one (JSON text) as JSON values, key order aside.
+   * Usually the cloud records a pushed payload as sent, so its text is the same: one stringify and a
+   * string compare. Only when the texts differ is the stored text parsed and compared value by value
+   * (`jsonEqual`). The cloud rebuilds some payloads in another key order (its validation): per entity
+   * and kind, after TEXT_MISSES such misses in a row the string compare is skipped and the values
+   * compared at once.
    */
   private sameEcho(c: WireChange, text: string): boolean {
     const key = `${c.entity}\u0000${c.kind}`;
@@ -556,16 +559,6 @@ export class SyncEngine {
     }
     return { pushed, pulled };
   }
-}
-
-/**
- * Whether a stored payload (JSON text) and a received one are equal as JSON values, key order aside.
- * Usually the cloud records a pushed payload as sent, so its text is the same: one stringify and a
- * string compare. Only when the texts differ (an object rebuilt in another key order, or a real
- * change) is the text parsed and compared value by value.
- */
-export function sameJson(text: string, value: unknown): boolean {
-  return JSON.stringify(value) === text || jsonEqual(JSON.parse(text) as unknown, value);
 }
 
 /**
