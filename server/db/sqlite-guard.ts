@@ -1,9 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
+  CompiledQuery,
   DefaultQueryExecutor,
   Kysely,
   SqliteDialect,
-  type CompiledQuery,
+  Transaction,
   type ConnectionProvider,
   type DatabaseConnection,
   type DialectAdapter,
@@ -11,6 +12,7 @@ import {
   type QueryCompiler,
   type QueryResult,
   type SqliteDialectConfig,
+  type TransactionBuilder,
   type TransactionSettings,
 } from 'kysely';
 
@@ -192,10 +194,156 @@ class LazyDriver implements Driver {
   }
 }
 
+/** A transaction's state, as Kysely's own transactions keep it: a query after the end is an error. */
+interface TransactionState {
+  isCommitted: boolean;
+  isRolledBack: boolean;
+}
+
+function assertOpen(state: TransactionState): void {
+  // Kysely's own messages (NotCommittedOrRolledBackAssertingExecutor).
+  if (state.isCommitted) throw new Error('Transaction is already committed');
+  if (state.isRolledBack) throw new Error('Transaction is already rolled back');
+}
+
+/**
+ * A transaction's one connection: Kysely's SingleConnectionProvider (uses in turn) and its
+ * committed-or-rolled-back assertion in one, plus `run`, one statement at once.
+ */
+class TransactionConnection implements ConnectionProvider {
+  #running: Promise<unknown> | undefined;
+  constructor(
+    private readonly connection: DatabaseConnection,
+    private readonly state: TransactionState,
+  ) {}
+
+  async provideConnection<T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> {
+    assertOpen(this.state);
+    while (this.#running) await this.#running.catch(() => {});
+    const running = (async () => {
+      assertOpen(this.state);
+      return await consumer(this.connection);
+    })().finally(() => {
+      this.#running = undefined;
+    });
+    this.#running = running;
+    return running;
+  }
+
+  /**
+   * One statement of the transaction. Kysely's driver runs it synchronously (better-sqlite3) and
+   * answers a settled promise, so while no other use holds the connection (a stream, a plugin's
+   * executor in the middle of its statement) it runs at once, in call order, as Kysely would have run
+   * it a few microtasks later; otherwise it waits its turn like any use.
+   */
+  run<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    assertOpen(this.state);
+    if (this.#running) return this.provideConnection((c) => c.executeQuery<R>(compiledQuery));
+    try {
+      return this.connection.executeQuery<R>(compiledQuery);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+}
+
+/**
+ * A transaction's executor: a statement goes straight to the connection (`TransactionConnection.run`)
+ * instead of through Kysely's chain of a new executor, a connection provider and a result transform
+ * per statement (≈ 8 promises each, and each promise pays the guard's promise hooks while the
+ * transaction holds its mark: bench/README.md "Order path, session 15"). No plugins here (a
+ * `withPlugin` executor is Kysely's own, on the same asserting connection).
+ */
+class TransactionExecutor extends DefaultQueryExecutor {
+  constructor(
+    compiler: QueryCompiler,
+    adapter: DialectAdapter,
+    private readonly tx: TransactionConnection,
+  ) {
+    super(compiler, adapter, tx, []);
+  }
+
+  override executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    return this.tx.run<R>(compiledQuery);
+  }
+}
+
+// The statements of Kysely's SqliteDriver begin/commit/rollbackTransaction, compiled once.
+const BEGIN = CompiledQuery.raw('begin');
+const COMMIT = CompiledQuery.raw('commit');
+const ROLLBACK = CompiledQuery.raw('rollback');
+
+interface GuardedParts {
+  dialect: SqliteDialect;
+  driver: Driver;
+  compiler: QueryCompiler;
+  adapter: DialectAdapter;
+  guard: SelfWaitGuard;
+}
+
+/**
+ * `db.transaction().execute(fn)` as Kysely's TransactionBuilder runs it (the guard's mark around it,
+ * begin, fn, commit; rollback on a throw; the transaction object refuses queries after the end), with
+ * the transaction's statements on `TransactionExecutor`. Settings (`setAccessMode`,
+ * `setIsolationLevel`, which SQLite's driver ignores) go to Kysely's own builder.
+ */
+class GuardedTransactionBuilder<DB> {
+  constructor(
+    private readonly parts: GuardedParts,
+    private readonly kyselys: () => TransactionBuilder<DB>,
+  ) {}
+
+  setAccessMode(...args: Parameters<TransactionBuilder<DB>['setAccessMode']>): TransactionBuilder<DB> {
+    return this.kyselys().setAccessMode(...args);
+  }
+
+  setIsolationLevel(...args: Parameters<TransactionBuilder<DB>['setIsolationLevel']>): TransactionBuilder<DB> {
+    return this.kyselys().setIsolationLevel(...args);
+  }
+
+  execute<T>(callback: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    const { dialect, driver, compiler, adapter, guard } = this.parts;
+    return guard.provideConnection(async (connection) => {
+      const state: TransactionState = { isCommitted: false, isRolledBack: false };
+      const executor = new TransactionExecutor(compiler, adapter, new TransactionConnection(connection, state));
+      const trx = new Transaction<DB>({ config: { dialect }, dialect, driver, executor });
+      let begun = false;
+      try {
+        await connection.executeQuery(BEGIN);
+        begun = true;
+        const result = await callback(trx);
+        await connection.executeQuery(COMMIT);
+        state.isCommitted = true;
+        return result;
+      } catch (err) {
+        if (begun) {
+          await connection.executeQuery(ROLLBACK);
+          state.isRolledBack = true;
+        }
+        throw err;
+      }
+    });
+  }
+}
+
+/** The guarded database: Kysely, with its transactions on GuardedTransactionBuilder. */
+class GuardedKysely<DB> extends Kysely<DB> {
+  constructor(private readonly parts: GuardedParts & { executor: GuardedExecutor }) {
+    super({ config: { dialect: parts.dialect }, dialect: parts.dialect, driver: parts.driver, executor: parts.executor });
+  }
+
+  override transaction(): TransactionBuilder<DB> {
+    return new GuardedTransactionBuilder<DB>(this.parts, () => super.transaction()) as unknown as TransactionBuilder<DB>;
+  }
+}
+
 /** A Kysely on SQLite whose root queries refuse to wait for their own transaction (see above). */
 export function guardedSqliteKysely<DB>(config: SqliteDialectConfig): Kysely<DB> {
   const dialect = new SqliteDialect(config);
   const driver = new LazyDriver(dialect.createDriver());
-  const executor = new GuardedExecutor(dialect.createQueryCompiler(), dialect.createAdapter(), new SelfWaitGuard(driver));
-  return new Kysely<DB>({ config: { dialect }, dialect, driver, executor });
+  const compiler = dialect.createQueryCompiler();
+  const adapter = dialect.createAdapter();
+  const guard = new SelfWaitGuard(driver);
+  const executor = new GuardedExecutor(compiler, adapter, guard);
+  return new GuardedKysely<DB>({ dialect, driver, compiler, adapter, guard, executor });
 }

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openDb, type DbHandle, type Executor } from '../../../server/db/connection.js';
 import { selfWaitMarks, SqliteSelfWaitError } from '../../../server/db/sqlite-guard.js';
@@ -102,6 +102,42 @@ describe('SQLite self-wait guard', () => {
     expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
     await expect(a.db.transaction().execute(async () => [await Promise.resolve(), await n(a.db)])).rejects.toThrow(SqliteSelfWaitError);
     expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
+  });
+
+  it('a transaction runs its statements straight on the connection (session 15) as Kysely would: in call order, errors as rejections, nothing after the end, plugins too', async () => {
+    const h = sqliteHandle();
+    await withTable(h);
+    let kept: Executor | undefined;
+    const out = await h.db.transaction().execute(async (trx) => {
+      kept = trx;
+      // Started together: they run in the order they were called, each on the transaction's connection.
+      const [a, b, c] = await Promise.all([
+        sql`insert into t (v) values (3)`.execute(trx),
+        sql<{ n: number }>`select count(*) as n from t`.execute(trx),
+        trx.selectFrom('t' as never).select(sql<number>`max(v)`.as('m')).execute(),
+      ]);
+      // A failing statement is a rejected promise, not a throw at the call, and leaves the transaction usable.
+      let failed: Promise<unknown> | undefined;
+      expect(() => (failed = trx.executeQuery(CompiledQuery.raw('select * from no_such_table')))).not.toThrow();
+      await expect(failed).rejects.toThrow(/no such table/);
+      // An executor with a plugin (Kysely's own) still runs on the transaction's connection.
+      const viaPlugin = await trx.withPlugin({ transformQuery: (a) => a.node, transformResult: async (a) => a.result }).selectFrom('t' as never).select(sql<number>`count(*)`.as('n')).execute();
+      return { a: a.rows.length, b: b.rows[0]!.n, c, viaPlugin };
+    });
+    expect(out).toEqual({ a: 0, b: 3, c: [{ m: 3 }], viaPlugin: [{ n: 3 }] });
+    await expect(sql`select 1`.execute(kept!)).rejects.toThrow('Transaction is already committed');
+    await expect(
+      h.db.transaction().execute(async (trx) => {
+        kept = trx;
+        await sql`insert into t (v) values (4)`.execute(trx);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    await expect(sql`select 1`.execute(kept!)).rejects.toThrow('Transaction is already rolled back');
+    expect((await sql<{ n: number }>`select count(*) as n from t`.execute(h.db)).rows[0]!.n).toBe(3);
+    // Settings go through Kysely's own builder, guarded as before.
+    expect(await h.db.transaction().setIsolationLevel('serializable').execute(async (trx) => (await sql<{ n: number }>`select count(*) as n from t`.execute(trx)).rows[0]!.n)).toBe(3);
+    await expect(h.db.transaction().setAccessMode('read write').execute(() => sql`select 1`.execute(h.db))).rejects.toThrow(SqliteSelfWaitError);
   });
 
   it('the settings-cache pattern of issue 28: cachedSettings inside changes.write after a settings change', async () => {
