@@ -66,13 +66,26 @@ const holds = new AsyncLocalStorage<Hold>();
 
 /**
  * How many marked holds (of any guarded database) still hold their connection. The storage is
- * switched on by the first mark and off again when none is held: in Node 20 an AsyncLocalStorage that
- * is on installs promise hooks that run for EVERY promise of the process, at a cost per promise
- * (bench/README.md "The order path, session 13": 7–8 % of the appliance's CPU in the orders bench
- * before). While no mark is held no flow can be inside one, so there is nothing to find and no
- * context needs to be carried.
+ * switched on by the first mark and off again once none is held at the end of that turn of the event
+ * loop (`setImmediate`): in Node 20 an AsyncLocalStorage that is on installs promise hooks that run
+ * for EVERY promise of the process, at a cost per promise (bench/README.md "The order path, session
+ * 13": 7–8 % of the appliance's CPU in the orders bench before), and switching them on and off costs
+ * too (V8's setPromiseHooks; per transaction under a stream of orders, "Order path, session 15").
+ * While no mark is held no flow can be inside one, so there is nothing to find and no context needs
+ * to be carried; a store left on a flow by a released hold is skipped (`held` false).
  */
 let heldMarks = 0;
+let offScheduled = false;
+
+/** The storage off at the end of this turn of the event loop unless a mark holds a connection again by then. */
+function storageOffSoon(): void {
+  if (offScheduled) return;
+  offScheduled = true;
+  setImmediate(() => {
+    offScheduled = false;
+    if (heldMarks === 0) holds.disable();
+  }).unref();
+}
 
 /** How many marks hold a connection now, and whether the storage (and with it Node's promise hooks) is on: tests and diagnostics. */
 export function selfWaitMarks(): { held: number; storageOn: boolean } {
@@ -115,7 +128,7 @@ class SelfWaitGuard implements ConnectionProvider {
       // Work the consumer started and left running (a timer, a detached promise) keeps the context
       // but no longer holds the connection: its queries wait their turn as usual.
       hold.held = false;
-      if (--heldMarks === 0) holds.disable();
+      if (--heldMarks === 0) storageOffSoon();
       await this.driver.releaseConnection(connection);
     }
   }
@@ -131,7 +144,8 @@ class SelfWaitGuard implements ConnectionProvider {
     try {
       return await connection.executeQuery<R>(compiledQuery);
     } finally {
-      await this.driver.releaseConnection(connection);
+      // LazyDriver's release is done when it returns (the next waiter, if any, has the connection).
+      void this.driver.releaseConnection(connection);
     }
   }
 }
@@ -152,23 +166,48 @@ class GuardedExecutor extends DefaultQueryExecutor {
   }
 }
 
-/** Kysely's RuntimeDriver, less its logging: the driver initialised once, on first use. */
+/**
+ * Kysely's RuntimeDriver, less its logging: the driver initialised once, on first use. It takes the
+ * SQLite driver's one connection once and hands it out itself, first come first served: at once (a
+ * settled promise) when it is free, else to the waiters one at a time, each woken only when it is its
+ * turn (Kysely's mutex wakes every waiter at every release and all but one wait again).
+ */
 class LazyDriver implements Driver {
   private ready: Promise<void> | undefined;
+  private connection: DatabaseConnection | undefined;
+  private busy = false;
+  private readonly waiters: Array<(connection: DatabaseConnection) => void> = [];
   constructor(private readonly inner: Driver) {}
   init(): Promise<void> {
-    this.ready ??= this.inner.init().catch((err: unknown) => {
+    this.ready ??= (async () => {
+      await this.inner.init();
+      this.connection ??= await this.inner.acquireConnection();
+    })().catch((err: unknown) => {
       this.ready = undefined;
       throw err;
     });
     return this.ready;
   }
-  async acquireConnection(): Promise<DatabaseConnection> {
-    await this.init();
-    return this.inner.acquireConnection();
+  acquireConnection(): Promise<DatabaseConnection> {
+    if (this.connection && !this.busy) {
+      this.busy = true;
+      return Promise.resolve(this.connection);
+    }
+    return this.acquireInTurn();
   }
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(connection);
+  private async acquireInTurn(): Promise<DatabaseConnection> {
+    await this.init();
+    if (!this.busy) {
+      this.busy = true;
+      return this.connection!;
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+  releaseConnection(_connection: DatabaseConnection): Promise<void> {
+    const next = this.waiters.shift();
+    if (next) next(this.connection!);
+    else this.busy = false;
+    return Promise.resolve();
   }
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     return this.inner.beginTransaction(connection, settings);
@@ -190,6 +229,7 @@ class LazyDriver implements Driver {
   }
   async destroy(): Promise<void> {
     await this.init();
+    await this.inner.releaseConnection(this.connection!);
     await this.inner.destroy();
   }
 }

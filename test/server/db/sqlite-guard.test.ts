@@ -79,14 +79,25 @@ describe('SQLite self-wait guard', () => {
     expect(seen).toBe(4);
     // The same flow after its transaction: the root db again.
     expect(await n(a.db)).toBe(4);
+    // Many flows at once get the connection one at a time, in the order they asked (session 15: handed over, not raced for).
+    const order: number[] = [];
+    const holder = a.db.transaction().execute(async () => new Promise((r) => setTimeout(r, 20)));
+    await Promise.all([
+      holder,
+      ...[0, 1, 2, 3, 4].map((i) => a.db.transaction().execute(async (trx) => order.push(i) && n(trx))),
+      n(a.db),
+    ]);
+    expect(order).toEqual([0, 1, 2, 3, 4]);
   });
 
-  it('costs nothing while no transaction holds the connection (session 13): single root statements are not marked, the storage (Node 20: promise hooks for every promise) is on only while a transaction or db.connection() holds it', async () => {
+  it('costs nothing while no transaction holds the connection (session 13): single root statements are not marked, the storage (Node 20: promise hooks for every promise) is on only while a transaction or db.connection() holds it, and off again by the end of that turn of the event loop (session 15)', async () => {
     const a = sqliteHandle();
     const b = sqliteHandle();
     await withTable(a);
     await withTable(b);
     const n = async (exec: Executor) => (await sql<{ n: number }>`select count(*) as n from t`.execute(exec)).rows[0]!.n;
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    await turn(); // the tests before this one ran transactions
     expect(await Promise.all([n(a.db), n(a.db), n(b.db)])).toEqual([2, 2, 2]);
     expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
     const seen = await a.db.transaction().execute(async (trx) => {
@@ -95,12 +106,18 @@ describe('SQLite self-wait guard', () => {
       return { inside, nested, own: await n(trx), after: selfWaitMarks().held };
     });
     expect(seen).toEqual({ inside: { held: 1, storageOn: true }, nested: 2, own: 2, after: 1 });
+    expect(selfWaitMarks().held).toBe(0);
+    // A transaction that starts before the turn ends finds the storage still on (no switching per transaction).
+    await a.db.transaction().execute(async () => expect(selfWaitMarks()).toEqual({ held: 1, storageOn: true }));
+    await turn();
     expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
     await a.db.connection().execute(async () => expect(selfWaitMarks().held).toBe(1));
     // A failed transaction lets go too, and the guard still finds the next self-wait after the storage was off.
     await expect(a.db.transaction().execute(async () => n(a.db))).rejects.toThrow(SqliteSelfWaitError);
+    await turn();
     expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
     await expect(a.db.transaction().execute(async () => [await Promise.resolve(), await n(a.db)])).rejects.toThrow(SqliteSelfWaitError);
+    await turn();
     expect(selfWaitMarks()).toEqual({ held: 0, storageOn: false });
   });
 
