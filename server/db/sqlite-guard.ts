@@ -93,7 +93,7 @@ export function selfWaitMarks(): { held: number; storageOn: boolean } {
 }
 
 /** Kysely's default connection provider (acquire, use, release) plus the mark and the check. */
-class SelfWaitGuard implements ConnectionProvider {
+class SelfWaitGuard implements StatementRunner {
   constructor(private readonly driver: Driver) {}
 
   /**
@@ -138,7 +138,7 @@ class SelfWaitGuard implements ConnectionProvider {
    * marked, since no code but the driver's runs while it holds the connection (nothing could wait
    * for it from inside).
    */
-  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+  async run<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     this.check();
     const connection = await this.driver.acquireConnection();
     try {
@@ -150,19 +150,30 @@ class SelfWaitGuard implements ConnectionProvider {
   }
 }
 
-/** The root executor: its single statements go through the guard's `executeQuery` (no mark); everything else as Kysely's. */
-class GuardedExecutor extends DefaultQueryExecutor {
+/** A connection provider that also runs one statement by itself (`SelfWaitGuard`, `TransactionConnection`). */
+interface StatementRunner extends ConnectionProvider {
+  run<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>>;
+}
+
+/**
+ * An executor whose single statements go to its provider's `run` instead of through Kysely's chain of a
+ * new executor, a connection provider and a result transform per statement (≈ 8 promises each, and each
+ * promise pays the guard's promise hooks while a transaction holds its mark: bench/README.md "Order
+ * path, session 15"); everything else (streams) as Kysely's. The root executor (`SelfWaitGuard.run`: no
+ * mark) and a transaction's (`TransactionConnection.run`). No plugins here: a `withPlugin` executor is
+ * Kysely's own DefaultQueryExecutor on the same provider.
+ */
+class DirectExecutor extends DefaultQueryExecutor {
   constructor(
     compiler: QueryCompiler,
     adapter: DialectAdapter,
-    private readonly guard: SelfWaitGuard,
+    private readonly runner: StatementRunner,
   ) {
-    super(compiler, adapter, guard, []);
+    super(compiler, adapter, runner, []);
   }
 
-  // No plugins on the root executor (a `withPlugin` one is a plain DefaultQueryExecutor, which goes through provideConnection).
   override executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    return this.guard.executeQuery<R>(compiledQuery);
+    return this.runner.run<R>(compiledQuery);
   }
 }
 
@@ -250,7 +261,7 @@ function assertOpen(state: TransactionState): void {
  * A transaction's one connection: Kysely's SingleConnectionProvider (uses in turn) and its
  * committed-or-rolled-back assertion in one, plus `run`, one statement at once.
  */
-class TransactionConnection implements ConnectionProvider {
+class TransactionConnection implements StatementRunner {
   #running: Promise<unknown> | undefined;
   constructor(
     private readonly connection: DatabaseConnection,
@@ -287,27 +298,6 @@ class TransactionConnection implements ConnectionProvider {
   }
 }
 
-/**
- * A transaction's executor: a statement goes straight to the connection (`TransactionConnection.run`)
- * instead of through Kysely's chain of a new executor, a connection provider and a result transform
- * per statement (≈ 8 promises each, and each promise pays the guard's promise hooks while the
- * transaction holds its mark: bench/README.md "Order path, session 15"). No plugins here (a
- * `withPlugin` executor is Kysely's own, on the same asserting connection).
- */
-class TransactionExecutor extends DefaultQueryExecutor {
-  constructor(
-    compiler: QueryCompiler,
-    adapter: DialectAdapter,
-    private readonly tx: TransactionConnection,
-  ) {
-    super(compiler, adapter, tx, []);
-  }
-
-  override executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    return this.tx.run<R>(compiledQuery);
-  }
-}
-
 // The statements of Kysely's SqliteDriver begin/commit/rollbackTransaction, compiled once.
 const BEGIN = CompiledQuery.raw('begin');
 const COMMIT = CompiledQuery.raw('commit');
@@ -324,7 +314,7 @@ interface GuardedParts {
 /**
  * `db.transaction().execute(fn)` as Kysely's TransactionBuilder runs it (the guard's mark around it,
  * begin, fn, commit; rollback on a throw; the transaction object refuses queries after the end), with
- * the transaction's statements on `TransactionExecutor`. Settings (`setAccessMode`,
+ * the transaction's statements on a `DirectExecutor`. Settings (`setAccessMode`,
  * `setIsolationLevel`, which SQLite's driver ignores) go to Kysely's own builder.
  */
 class GuardedTransactionBuilder<DB> {
@@ -345,7 +335,7 @@ class GuardedTransactionBuilder<DB> {
     const { dialect, driver, compiler, adapter, guard } = this.parts;
     return guard.provideConnection(async (connection) => {
       const state: TransactionState = { isCommitted: false, isRolledBack: false };
-      const executor = new TransactionExecutor(compiler, adapter, new TransactionConnection(connection, state));
+      const executor = new DirectExecutor(compiler, adapter, new TransactionConnection(connection, state));
       const trx = new Transaction<DB>({ config: { dialect }, dialect, driver, executor });
       let begun = false;
       try {
@@ -368,7 +358,7 @@ class GuardedTransactionBuilder<DB> {
 
 /** The guarded database: Kysely, with its transactions on GuardedTransactionBuilder. */
 class GuardedKysely<DB> extends Kysely<DB> {
-  constructor(private readonly parts: GuardedParts & { executor: GuardedExecutor }) {
+  constructor(private readonly parts: GuardedParts & { executor: DirectExecutor }) {
     super({ config: { dialect: parts.dialect }, dialect: parts.dialect, driver: parts.driver, executor: parts.executor });
   }
 
@@ -384,6 +374,6 @@ export function guardedSqliteKysely<DB>(config: SqliteDialectConfig): Kysely<DB>
   const compiler = dialect.createQueryCompiler();
   const adapter = dialect.createAdapter();
   const guard = new SelfWaitGuard(driver);
-  const executor = new GuardedExecutor(compiler, adapter, guard);
+  const executor = new DirectExecutor(compiler, adapter, guard);
   return new GuardedKysely<DB>({ dialect, driver, compiler, adapter, guard, executor });
 }
