@@ -17,10 +17,10 @@
  *   BENCH_APPLIANCE_NODE_OPTIONS="--max-semi-space-size=2 --heap-growing-percent=20" npx tsx bench/orders.bench.ts   # flags for the appliance children
  */
 import autocannon from 'autocannon';
-import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { startServer, type BenchServer, type ServerKind } from './lib/child.js';
 import { machine, ms, pct, table } from './lib/format.js';
+import { cpuMsOf } from './lib/pg-cpu.js';
 import { prepareTemplate } from './lib/seed.js';
 
 export interface OrdersBenchOptions {
@@ -44,16 +44,6 @@ export interface Measurement {
   non2xx: number;
   /** CPU time (user + system, all threads) of the server's process per request of the measured run: far less moved by other load than req/s. */
   cpuMsPerRequest?: number;
-}
-
-/** A process's CPU time so far in ms (Linux /proc: utime + stime in clock ticks of 10 ms), or undefined elsewhere. */
-function cpuMsOf(pid: number | undefined): number | undefined {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 export const defaultOptions = (): OrdersBenchOptions => ({
@@ -96,9 +86,9 @@ async function measure(s: BenchServer, v: Variant, endpoint: Measurement['endpoi
     warmed += w.requests.total ?? w['2xx'];
   }
   if (o.warmupRequests > warmed) await autocannon({ ...base, amount: o.warmupRequests - warmed });
-  const cpu0 = cpuMsOf(s.child.pid);
+  const cpu0 = s.child.pid === undefined ? null : cpuMsOf(s.child.pid);
   const r = await autocannon({ ...base, duration: o.duration });
-  const cpu1 = cpuMsOf(s.child.pid);
+  const cpu1 = s.child.pid === undefined ? null : cpuMsOf(s.child.pid);
   const total = r.requests.total ?? r['2xx'];
   return {
     server: v.server,
@@ -110,7 +100,7 @@ async function measure(s: BenchServer, v: Variant, endpoint: Measurement['endpoi
     requests: total,
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
-    ...(cpu0 !== undefined && cpu1 !== undefined && total > 0 ? { cpuMsPerRequest: (cpu1 - cpu0) / total } : {}),
+    ...(cpu0 !== null && cpu1 !== null && total > 0 ? { cpuMsPerRequest: (cpu1 - cpu0) / total } : {}),
   };
 }
 

@@ -20,6 +20,7 @@ import pg from 'pg';
 import type { Database } from '../server/db/database.js';
 import { migrateToLatest } from '../server/db/connection.js';
 import { machine, table } from './lib/format.js';
+import { cpuMsOf } from './lib/pg-cpu.js';
 
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const from = process.env.BENCH_FLOOR_FROM;
@@ -30,13 +31,6 @@ const pushXid = kept.pushXid;
 const source = kept.schema;
 const repeat = Math.max(1, Math.min(5, Number(process.env.BENCH_FLOOR_REPEAT ?? 1)));
 const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
-
-/** utime + stime of a process (ms), from /proc. */
-function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** The source schema's tables in foreign-key order (parents first), with the columns an insert may name. */
 async function tablesInOrder(client: pg.Client): Promise<Array<{ name: string; columns: string[]; identityAlways: boolean }>> {
@@ -90,7 +84,7 @@ async function once(client: pg.Client, tables: Awaited<ReturnType<typeof tablesI
     await client.query(`analyze ${tables.map((t) => `${floor}.${ident(t.name)}`).join(', ')}`);
     const pid = Number((await client.query<{ p: number }>('select pg_backend_pid() as p')).rows[0]!.p);
     const rows: Array<{ name: string; rows: number; ms: number }> = [];
-    const cpu0 = cpuMs(pid);
+    const cpu0 = cpuMsOf(pid) ?? NaN;
     const t0 = performance.now();
     for (const t of tables) {
       const t1 = performance.now();
@@ -98,7 +92,7 @@ async function once(client: pg.Client, tables: Awaited<ReturnType<typeof tablesI
       rows.push({ name: t.name, rows: n, ms: performance.now() - t1 });
     }
     const ms = performance.now() - t0;
-    return { rows, ms, cpu: cpuMs(pid) - cpu0, before };
+    return { rows, ms, cpu: (cpuMsOf(pid) ?? NaN) - cpu0, before };
   } finally {
     await client.query(`drop schema if exists ${floor} cascade`);
   }

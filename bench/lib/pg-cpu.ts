@@ -12,7 +12,7 @@ import pg from 'pg';
 const TICK_MS = 1000 / 100; // USER_HZ: 100 on Linux
 
 /** utime + stime of a process, ms; null when it is gone or not readable. */
-function cpuMsOf(pid: number): number | null {
+export function cpuMsOf(pid: number): number | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
