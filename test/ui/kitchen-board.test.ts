@@ -164,7 +164,8 @@ describeBrowser('kitchen board in Chromium (sqlite lane only)', () => {
     const { order } = await tableOrder();
     const card = page.locator(`.card[data-order-id="${order.id}"]`);
     await card.waitFor({ timeout: 3000 });
-    expect(await card.getAttribute('class')).toContain('fresh');
+    // The station's own load (started by the click) may show the card before the event's reload marks it new: the flash follows.
+    await expect.poll(() => card.getAttribute('class'), { timeout: 3000 }).toContain('fresh');
     expect(await card.locator('.line-name').allTextContents()).toEqual(['Cola']);
     // A status move keeps the bar's lines only.
     await card.locator('button[data-action="accepted"]').click();

@@ -253,9 +253,13 @@ export default function Kitchen() {
     const ids = new Set(cur.items.map((/** @type {any} */ i) => i.id));
     return { ...o, items: o.items.filter((/** @type {any} */ i) => ids.has(i.id)) };
   };
+  /** The newest load started: an older answer that arrives after it (a station switch, an event's reload) is not applied over it. */
+  const loads = useRef(0);
   const load = async (at = stationRef.current) => {
+    const seq = ++loads.current;
     try {
       const { data } = await get(at ? `/orders/live?station=${encodeURIComponent(at)}` : '/orders/live');
+      if (seq !== loads.current) return data;
       setOrders((cur) => {
         let next = new Map();
         for (const o of data) next = merge(next, o);
