@@ -18,7 +18,8 @@ import { groupIdsOf, sortAllergens } from '../menu/menu.service.js';
 import type { FieldError } from '../../shared/errors.js';
 
 const parseList = <T>(text: string | null | undefined): T[] => {
-  if (!text) return [];
+  // Most lines have no options and no allergens: '[]' is a new empty list without the parser.
+  if (!text || text === '[]') return [];
   const v = JSON.parse(text) as unknown;
   return Array.isArray(v) ? (v as T[]) : [];
 };

@@ -41,6 +41,11 @@ export interface VatLine {
 export function vatSummary(lines: ReadonlyArray<{ rate: number; gross_cents: number }>): VatLine[] {
   const byRate = new Map<number, number>();
   for (const l of lines) byRate.set(l.rate, (byRate.get(l.rate) ?? 0) + l.gross_cents);
+  return vatLines(byRate);
+}
+
+/** vatSummary's lines from the gross per rate (in the order the rates were first seen). */
+function vatLines(byRate: ReadonlyMap<number, number>): VatLine[] {
   return [...byRate.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([rate, gross]) => {
@@ -102,10 +107,30 @@ export function linesAfterDiscounts(lines: readonly PricedLine[], discounts: rea
 
 /** The order's figures: gross before discounts, the discounts that count (never more than the gross), total after them, VAT per rate. */
 export function orderFigures(lines: readonly PricedLine[], discounts: readonly AppliedDiscount[]): { gross_cents: number; discount_cents: number; total_cents: number; vat: VatLine[] } {
+  if (discounts.length === 0) return undiscountedFigures(lines);
   const after = linesAfterDiscounts(lines, discounts);
   const gross = lines.reduce((s, l) => s + l.total_cents, 0);
   const total = after.reduce((s, l) => s + l.gross_cents, 0);
   return { gross_cents: gross, discount_cents: gross - total, total_cents: total, vat: vatSummary(after.map((l) => ({ rate: l.vat_rate, gross_cents: l.gross_cents }))) };
+}
+
+/**
+ * `orderFigures` of an order without discounts (most orders; the kitchen board asks it for every
+ * order it shows), in one pass: the same figures as `linesAfterDiscounts` with nothing to take off
+ * (each line's gross its total, or 0 below zero; no spread) and `vatSummary` of those, without the
+ * intermediate arrays and objects.
+ */
+function undiscountedFigures(lines: readonly PricedLine[]): { gross_cents: number; discount_cents: number; total_cents: number; vat: VatLine[] } {
+  let gross = 0;
+  let total = 0;
+  const byRate = new Map<number, number>();
+  for (const l of lines) {
+    const after = l.total_cents - Math.min(l.total_cents, 0);
+    gross += l.total_cents;
+    total += after;
+    byRate.set(l.vat_rate, (byRate.get(l.vat_rate) ?? 0) + after);
+  }
+  return { gross_cents: gross, discount_cents: gross - total, total_cents: total, vat: vatLines(byRate) };
 }
 
 /**

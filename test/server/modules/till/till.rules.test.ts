@@ -97,6 +97,21 @@ describe('VAT (BTW)', () => {
   });
 });
 
+describe('orderFigures without discounts (its one-pass path)', () => {
+  it('property: the same figures as the lines after (no) discounts and their VAT summary, negative and zero lines too', () => {
+    const line = fc.record({ total_cents: fc.integer({ min: -5_000, max: 200_000 }), vat_rate: fc.constantFrom(0, 9, 21, 6) });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 12 }), (raw) => {
+        const lines = raw.map((l, i) => ({ id: `l${i}`, ...l }));
+        const after = linesAfterDiscounts(lines, []);
+        const gross = lines.reduce((s, l) => s + l.total_cents, 0);
+        const total = after.reduce((s, l) => s + l.gross_cents, 0);
+        expect(orderFigures(lines, [])).toStrictEqual({ gross_cents: gross, discount_cents: gross - total, total_cents: total, vat: vatSummary(after.map((l) => ({ rate: l.vat_rate, gross_cents: l.gross_cents }))) });
+      }),
+    );
+  });
+});
+
 describe('discounts', () => {
   it('each kind, never more than the base', () => {
     expect(discountAmount('percent', 10, 4550, 5)).toBe(455);
