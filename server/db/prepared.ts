@@ -16,7 +16,20 @@ interface Template {
   slots: Slot[];
 }
 
+/**
+ * An argument's shape as `shapeOf` keys it, kept to compare a call's arguments with directly: a value
+ * (null), a list of values (its length), a row (its columns), a list of rows (each row's columns).
+ */
+type ArgShape = null | number | { columns: readonly string[] } | { rows: ReadonlyArray<readonly string[]> };
+
+/** The templates of one database: by shape key, and the last few used with their shapes (checked first, no key built). */
+interface Templates {
+  byShape: Map<string, Template>;
+  recent: Array<{ shapes: ArgShape[]; template: Template }>;
+}
+
 const MAX_SHAPES = 64;
+const RECENT = 4;
 
 /**
  * A query built and compiled by Kysely once (per database, and per shape of its arguments: a list's
@@ -32,17 +45,30 @@ const MAX_SHAPES = 64;
  */
 export function prepared<A extends PreparedArg[], O>(build: (db: Executor, ...args: A) => Compilable<O>): (db: Executor, ...args: A) => Promise<O[]> {
   // Per database (its dialect adapter; a transaction shares its database's), per shape.
-  const templates = new WeakMap<object, Map<string, Template>>();
+  const templates = new WeakMap<object, Templates>();
   return async (db, ...args) => {
     const adapter = db.getExecutor().adapter;
-    let byShape = templates.get(adapter);
-    if (!byShape) templates.set(adapter, (byShape = new Map()));
-    const key = shapeOf(args);
-    let t = byShape.get(key);
+    let mine = templates.get(adapter);
+    if (!mine) templates.set(adapter, (mine = { byShape: new Map(), recent: [] }));
+    // The shapes a query is called with are few (an order's rows, a list of one or of 40 ids): the
+    // last few are compared with the arguments first, without building and hashing a key per call.
+    let t: Template | undefined;
+    for (const r of mine.recent) {
+      if (sameShapes(args, r.shapes)) {
+        t = r.template;
+        break;
+      }
+    }
     if (!t) {
-      t = template(db, build, args);
-      if (byShape.size >= MAX_SHAPES) byShape.delete(byShape.keys().next().value!);
-      byShape.set(key, t);
+      const key = shapeOf(args);
+      t = mine.byShape.get(key);
+      if (!t) {
+        t = template(db, build, args);
+        if (mine.byShape.size >= MAX_SHAPES) mine.byShape.delete(mine.byShape.keys().next().value!);
+        mine.byShape.set(key, t);
+      }
+      mine.recent.unshift({ shapes: args.map(argShape), template: t });
+      if (mine.recent.length > RECENT) mine.recent.pop();
     }
     const parameters = t.slots.map((s) => {
       if ('value' in s) return s.value;
@@ -58,6 +84,47 @@ export function prepared<A extends PreparedArg[], O>(build: (db: Executor, ...ar
 const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A row's columns as Kysely writes them: an undefined value is no column. */
 const columnsOf = (r: Row): string[] => Object.keys(r).filter((k) => field(r, k) !== undefined);
+
+/** An argument's shape (see ArgShape): what `shapeOf` writes into the key for it. */
+function argShape(a: PreparedArg): ArgShape {
+  if (Array.isArray(a)) return a.length > 0 && isRow(a[0]) ? { rows: (a as Row[]).map(columnsOf) } : a.length;
+  if (isRow(a)) return { columns: columnsOf(a) };
+  return null;
+}
+
+/** A row's columns (its defined keys, in order) are exactly `columns`: `columnsOf(r)` equals it. */
+function hasColumns(r: Row, columns: readonly string[]): boolean {
+  const keys = Object.keys(r);
+  let n = 0;
+  for (const k of keys) {
+    if (field(r, k) === undefined) continue;
+    if (columns[n] !== k) return false;
+    n++;
+  }
+  return n === columns.length;
+}
+
+/** The arguments have these shapes: `shapeOf(args)` is the key those shapes were made under. */
+function sameShapes(args: readonly PreparedArg[], shapes: readonly ArgShape[]): boolean {
+  if (args.length !== shapes.length) return false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const s = shapes[i];
+    if (Array.isArray(a)) {
+      if (s === null || (typeof s === 'object' && 'columns' in s)) return false;
+      if (typeof s === 'number') {
+        if (a.length !== s || (s > 0 && isRow(a[0]))) return false;
+        continue;
+      }
+      const rows = s!.rows;
+      if (a.length !== rows.length || !isRow(a[0])) return false;
+      for (let j = 0; j < rows.length; j++) if (!hasColumns(a[j] as Row, rows[j]!)) return false;
+    } else if (isRow(a)) {
+      if (s === null || typeof s !== 'object' || !('columns' in s) || !hasColumns(a, s.columns)) return false;
+    } else if (s !== null) return false;
+  }
+  return true;
+}
 
 /** Lists by length, rows by their columns (in order). */
 function shapeOf(args: readonly PreparedArg[]): string {
