@@ -149,7 +149,7 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   const file = opts.sqliteFile ?? ':memory:';
   const conn = opts.sqliteImage ? openSqliteImage(opts.sqliteImage) : openSqlite(file);
   const dataVersion = conn.prepare('pragma data_version').pluck();
-  const tables = new TableWatch(() => dataVersion.get() as number);
+  const tables = new TableWatch(() => dataVersion.get() as number, () => conn.inTransaction);
   // One connection: a query that would wait for its own transaction throws instead of hanging (sqlite-guard.ts).
   const db = guardedSqliteKysely<Database>({ database: withStatementCache(conn, tables) });
   return {

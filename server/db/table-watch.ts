@@ -61,9 +61,24 @@ export class TableWatch implements TableVersions {
   private inTransaction = false;
   private readonly dirty = new Set<string>();
   private lastDataVersion: number | undefined;
+  /**
+   * `data_version` as read in the open transaction (undefined: not read in it yet, or no transaction).
+   * Once a transaction has read it, its snapshot is fixed and SQLite answers the same number until it
+   * ends (another connection's commit shows only in a later transaction), so an order's three reads
+   * of the caches (menu, recipes, printers) ask SQLite once.
+   */
+  private transactionDataVersion: number | undefined;
 
-  /** `dataVersion`: SQLite's `pragma data_version` on the watched connection (another connection committed when it changes). */
-  constructor(private readonly dataVersion: () => number) {}
+  /**
+   * `dataVersion`: SQLite's `pragma data_version` on the watched connection (another connection
+   * committed when it changes). `inTransaction`: whether the connection is inside a transaction now
+   * (better-sqlite3's `inTransaction`, SQLite's own answer: a transaction SQLite ended by itself is
+   * seen); without it every `stamp` reads `data_version`.
+   */
+  constructor(
+    private readonly dataVersion: () => number,
+    private readonly inTransactionNow?: () => boolean,
+  ) {}
 
   /** Called with each statement's effect just before it runs (connection.ts, the statement cache). */
   seen(e: StatementEffect): void {
@@ -72,8 +87,10 @@ export class TableWatch implements TableVersions {
         return;
       case 'begin':
         this.inTransaction = true;
+        this.transactionDataVersion = undefined;
         return;
       case 'end':
+        this.transactionDataVersion = undefined;
         // The commit (or rollback) of the transaction's writes: their tables move on once more, so
         // an entry read from uncommitted rows (or before them, on another connection) is not used.
         for (const t of this.dirty) this.bump(t);
@@ -92,12 +109,21 @@ export class TableWatch implements TableVersions {
     }
   }
 
+  /** `data_version` now: read once per transaction (see transactionDataVersion), else on every call. */
+  private currentDataVersion(): number {
+    const inTransaction = this.inTransaction && this.inTransactionNow !== undefined && this.inTransactionNow();
+    if (inTransaction && this.transactionDataVersion !== undefined) return this.transactionDataVersion;
+    const dv = this.dataVersion();
+    this.transactionDataVersion = inTransaction ? dv : undefined;
+    return dv;
+  }
+
   private bump(table: string): void {
     this.versions.set(table, (this.versions.get(table) ?? 0) + 1);
   }
 
   stamp(tables: readonly string[]): number | null {
-    const dv = this.dataVersion();
+    const dv = this.currentDataVersion();
     if (dv !== this.lastDataVersion) {
       if (this.lastDataVersion !== undefined) this.everything++;
       this.lastDataVersion = dv;
