@@ -46,6 +46,12 @@ export function vatSummary(lines: ReadonlyArray<{ rate: number; gross_cents: num
 
 /** vatSummary's lines from the gross per rate (in the order the rates were first seen). */
 function vatLines(byRate: ReadonlyMap<number, number>): VatLine[] {
+  if (byRate.size === 1) {
+    // One rate (most orders): nothing to sort.
+    const [rate, gross] = byRate.entries().next().value!;
+    const vat = vatOf(gross, rate);
+    return [{ rate, gross_cents: gross, vat_cents: vat, net_cents: gross - vat }];
+  }
   return [...byRate.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([rate, gross]) => {

@@ -106,7 +106,16 @@ describe('orderFigures without discounts (its one-pass path)', () => {
         const after = linesAfterDiscounts(lines, []);
         const gross = lines.reduce((s, l) => s + l.total_cents, 0);
         const total = after.reduce((s, l) => s + l.gross_cents, 0);
-        expect(orderFigures(lines, [])).toStrictEqual({ gross_cents: gross, discount_cents: gross - total, total_cents: total, vat: vatSummary(after.map((l) => ({ rate: l.vat_rate, gross_cents: l.gross_cents }))) });
+        const f = orderFigures(lines, []);
+        expect(f).toStrictEqual({ gross_cents: gross, discount_cents: gross - total, total_cents: total, vat: vatSummary(after.map((l) => ({ rate: l.vat_rate, gross_cents: l.gross_cents }))) });
+        // The VAT lines by hand: one per rate present, ascending, VAT on the rate's whole gross.
+        const rates = [...new Set(lines.map((l) => l.vat_rate))].sort((x, y) => x - y);
+        expect(f.vat).toStrictEqual(
+          rates.map((rate) => {
+            const g = after.filter((l) => l.vat_rate === rate).reduce((s, l) => s + l.gross_cents, 0);
+            return { rate, gross_cents: g, vat_cents: vatOf(g, rate), net_cents: g - vatOf(g, rate) };
+          }),
+        );
       }),
     );
   });
