@@ -44,20 +44,17 @@ export function vatSummary(lines: ReadonlyArray<{ rate: number; gross_cents: num
   return vatLines(byRate);
 }
 
-/** vatSummary's lines from the gross per rate (in the order the rates were first seen). */
+/** vatSummary's lines from the gross per rate, by rate. */
 function vatLines(byRate: ReadonlyMap<number, number>): VatLine[] {
-  if (byRate.size === 1) {
-    // One rate (most orders): nothing to sort.
-    const [rate, gross] = byRate.entries().next().value!;
-    const vat = vatOf(gross, rate);
-    return [{ rate, gross_cents: gross, vat_cents: vat, net_cents: gross - vat }];
-  }
-  return [...byRate.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([rate, gross]) => {
-      const vat = vatOf(gross, rate);
-      return { rate, gross_cents: gross, vat_cents: vat, net_cents: gross - vat };
-    });
+  // One rate (most orders): nothing to sort.
+  if (byRate.size === 1) return [vatLine(...byRate.entries().next().value!)];
+  return [...byRate.entries()].sort((a, b) => a[0] - b[0]).map(([rate, gross]) => vatLine(rate, gross));
+}
+
+/** One rate's VAT line from its gross. */
+function vatLine(rate: number, gross: number): VatLine {
+  const vat = vatOf(gross, rate);
+  return { rate, gross_cents: gross, vat_cents: vat, net_cents: gross - vat };
 }
 
 /** Adds VAT summaries (a bill of several orders, a day): the gross per rate adds up, the VAT is taken on the sum. */
