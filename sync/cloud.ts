@@ -197,7 +197,7 @@ export function opRefusal(op: WireOp): string | null {
   }
   const bytes = sizeOf(op);
   if (bytes > MAX_OP_BYTES) return `Deze wijziging is te groot om te synchroniseren (${bytes} bytes; maximaal ${MAX_OP_BYTES}).`;
-  const issue = scanJson(op.payload, { maxString: MAX_FIELD_CHARS, maxDepth: MAX_PAYLOAD_DEPTH });
+  const issue = clearOfIssues(op.payload, measure(op).text) ? null : scanJson(op.payload, { maxString: MAX_FIELD_CHARS, maxDepth: MAX_PAYLOAD_DEPTH });
   if (issue) {
     const field = fieldName(issue.path) || 'payload';
     if (issue.kind === 'nul') return `Ongeldige wijziging: '${field}' bevat een ongeldig teken (een NUL-byte).`;
@@ -205,6 +205,41 @@ export function opRefusal(op: WireOp): string | null {
     return `Ongeldige wijziging: '${field}' is te diep genest (maximaal ${MAX_PAYLOAD_DEPTH} niveaus).`;
   }
   return null;
+}
+
+/**
+ * True when `scanJson` cannot find an issue in the payload (so it need not walk every string of it),
+ * told from the JSON text the size check made and one walk over its objects and arrays only
+ * (issue 29: scanJson was ≈ 24 µs of every pushed op). Exact for plain objects and arrays, which is
+ * all a payload parsed from the push's JSON is (anything else: false, and scanJson decides):
+ * - no NUL: JSON.stringify writes U+0000 in a string or a key as the escape `\u0000`, so a text
+ *   without that escape has none (a literal backslash before "u0000" only costs the scan);
+ * - no string or key longer than MAX_FIELD_CHARS: each is in the text, at least as long as written;
+ * - no nesting of MAX_PAYLOAD_DEPTH: `shallow`.
+ * False means "maybe": scanJson walks it as before and reports the same issue.
+ */
+function clearOfIssues(payload: unknown, text: string): boolean {
+  return text.length <= MAX_FIELD_CHARS && !text.includes('\\u0000') && shallow(payload, MAX_PAYLOAD_DEPTH);
+}
+
+/** No object or array at depth `room` or deeper (scanJson's "deep"), and every one of them a plain object or an array. */
+function shallow(v: unknown, room: number): boolean {
+  if (typeof v !== 'object' || v === null) return true;
+  if (room === 0) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const c: unknown = v[i];
+      if (typeof c === 'object' && c !== null && !shallow(c, room - 1)) return false;
+    }
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k of Object.keys(v)) {
+    const c = (v as Record<string, unknown>)[k];
+    if (typeof c === 'object' && c !== null && !shallow(c, room - 1)) return false;
+  }
+  return true;
 }
 
 /** Whether an op id can be stored (PostgreSQL refuses NUL bytes in text): one that cannot is answered, not recorded. */
