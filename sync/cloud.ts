@@ -32,7 +32,7 @@ import {
 } from './protocol.js';
 import type { SyncRegistry } from './registry.js';
 import { TxBatch } from './apply-helpers.js';
-import { RejectOp, type SyncChange } from './types.js';
+import { RejectOp, type ApplyOutcome, type SyncChange } from './types.js';
 
 export type DeviceRow = SyncDevicesTable;
 
@@ -482,7 +482,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     created_at: op.created_at,
   });
 
-  async function mergeOne(w: Writer, device: DeviceRow, op: WireOp, batch?: TxBatch): Promise<{ input: ChangeInput; conflict: string | null }> {
+  async function mergeOne(w: Writer, device: DeviceRow, op: WireOp, batch?: TxBatch): Promise<{ input: ChangeInput; conflict: string | null; outcome: ApplyOutcome }> {
     const change = toChange(device, op);
     const descriptor = reg.descriptor(op.entity);
     if (!descriptor) throw new RejectOp(`Onbekend soort gegevens '${op.entity}'; deze wordt door de cloud (nog) niet gesynchroniseerd.`);
@@ -501,6 +501,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         createdAt: op.created_at,
       },
       conflict: outcome.conflict ?? null,
+      outcome,
     };
   }
 
@@ -577,7 +578,8 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       const results: OpResult[] = [];
       const firstAt = new Map<string, number>(); // op id → its index in results (the same op twice in one batch)
       const repeats: Array<{ at: number; of: number }> = [];
-      const deferred: Array<{ at: number; input: ChangeInput }> = [];
+      // An outcome's conflict may be set by the batch's flush (ApplyOutcome.conflict): read again after it.
+      const deferred: Array<{ at: number; input: ChangeInput; op: WireOp; outcome: ApplyOutcome }> = [];
       // Optimistic: descriptors keep what they read and write in the batch and write it once, at the end.
       const batch = safe ? undefined : new TxBatch(ops.map((op) => toChange(device, op)));
       let maxSeq = 0;
@@ -614,7 +616,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
             result = resultOf(op, merged.conflict, (await w.record(merged.input)).seq);
             await sql`release savepoint sync_op`.execute(w.trx);
           } else {
-            deferred.push({ at: results.length, input: merged.input });
+            deferred.push({ at: results.length, input: merged.input, op, outcome: merged.outcome });
             result = resultOf(op, merged.conflict, null); // server_seq once recorded, below
           }
         } catch (err) {
@@ -637,7 +639,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
           if (isTransientDbError(err)) throw err;
           throw new RetrySafely(err);
         }
-        deferred.forEach((d, i) => (results[d.at] = { ...results[d.at]!, server_seq: recs[i]!.seq }));
+        deferred.forEach((d, i) => (results[d.at] = resultOf(d.op, d.outcome.conflict ?? null, recs[i]!.seq)));
       }
       for (const r of repeats) results[r.at] = { ...results[r.of]!, duplicate: true };
       const fresh = [...firstAt.values()].filter((at) => !unstored.has(at)).map((at) => toRow(device, results[at]!, w.now));

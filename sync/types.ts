@@ -88,7 +88,11 @@ export interface ApplyOutcome {
    * own payload is recorded.
    */
   payload?: unknown;
-  /** Set when the op was only partly applied or not at all because of a merge rule (a visible conflict). */
+  /**
+   * Set when the op was only partly applied or not at all because of a merge rule (a visible conflict).
+   * Inside a batch it may be set on the returned outcome by the batch's flush (a staff removal's
+   * below-zero check, stock.sync.ts): the cloud reads it after the flush.
+   */
   conflict?: string;
 }
 

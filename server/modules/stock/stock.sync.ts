@@ -132,10 +132,14 @@ interface Slot {
  */
 class StockBatch implements BatchState {
   private readonly refs = new Set<string>();
-  private readonly queued = new Map<string, Slot>();
+  private queued = new Map<string, Slot>();
+  /** The queue as it stood at each deferred staff removal (`checkpoint`), oldest first; `queued` holds what came after the last. */
+  private segments: Array<{ slots: Map<string, Slot>; check: Checkpoint }> = [];
   constructor(
     private readonly tenantId: string,
     private readonly now: string,
+    /** Whether a staff removal's below-zero check may wait for the flush (`canDefer`). */
+    readonly defers: boolean,
   ) {}
 
   private readonly loaded = new Set<string>();
@@ -164,16 +168,123 @@ class StockBatch implements BatchState {
     this.queued.set(slot.row.id, slot);
   }
 
+  /**
+   * A staff removal merged in (the cloud's push, `defers`): its below-zero check is made at the flush,
+   * on the level as it stood right after this op, and its answer's `conflict` set there (sync/cloud.ts
+   * reads a batch's conflicts after its flush). Until then the queue is cut here: what comes after is
+   * a new segment, as after the write that the check made in its place before (issue 29: a
+   * removal's write and level reads were ≈ 74 of a push chunk's statements).
+   */
+  checkpoint(out: MovementRow[], outcome: { conflict?: string }): void {
+    this.segments.push({ slots: this.queued, check: { out, outcome } });
+    this.queued = new Map();
+  }
+
   async flush(trx: Tx): Promise<void> {
-    await this.write(trx);
+    if (this.segments.length === 0) {
+      await this.write(trx);
+      return;
+    }
+    const segments = [...this.segments, { slots: this.queued, check: null }];
+    this.segments = [];
+    this.queued = new Map();
+    if (await this.writeAtOnce(trx, segments)) return;
+    // As the removals did it op by op: each segment written, then its removal's levels read.
+    for (const seg of segments) {
+      const inserted = await this.writeSlots(trx, [...seg.slots.values()]);
+      if (!seg.check) continue;
+      const below: string[] = [];
+      for (const pair of uniquePairs(seg.check.out.filter((m) => inserted.has(m.id)))) {
+        const level = (await repo.level(trx, this.tenantId, pair))?.quantity_milli ?? 0;
+        if (level < 0) below.push(await describeBelowZero(trx, this.tenantId, pair, level));
+      }
+      if (below.length) seg.check.outcome.conflict = below.join(' ');
+    }
+  }
+
+  /**
+   * The segments in one write, when that leaves the ledger and the levels as the segment-by-segment
+   * writes would, and each removal's level right after its segment follows from the levels read
+   * before: every movement id queued once, and every pair that more than one segment touches has a
+   * level row whose last movement comes before all of them, its segments' rows in replay order one
+   * segment after the other (each segment's write then only appended to the level: the same sums in
+   * the same order). Otherwise nothing is written and false is returned.
+   */
+  private async writeAtOnce(trx: Tx, segments: Array<{ slots: Map<string, Slot>; check: Checkpoint | null }>): Promise<boolean> {
+    const slots: Slot[] = [];
+    const ids = new Set<string>();
+    const spans = new Map<string, { pair: Pair; first: number; last: number; rows: Array<{ row: MovementRow; seg: number }> }>();
+    let ordered = true;
+    segments.forEach((seg, i) => {
+      for (const x of seg.slots.values()) {
+        if (ids.has(x.row.id) || x.mode !== 'merge') ordered = false;
+        ids.add(x.row.id);
+        slots.push(x);
+        const k = pairKey(x.row);
+        const span = spans.get(k) ?? { pair: { product_id: x.row.product_id, location_id: x.row.location_id }, first: i, last: i, rows: [] };
+        span.last = i;
+        span.rows.push({ row: x.row, seg: i });
+        spans.set(k, span);
+      }
+    });
+    if (!ordered) return false;
+    const shared = [...spans.values()].filter((s) => s.first !== s.last);
+    // Also the pairs a removal names whose rows were not queued (an id queued earlier for another pair): their level is read as it stands.
+    const named = segments.flatMap((seg) => (seg.check ? seg.check.out : []));
+    const levels = new Map((await repo.levelsOf(trx, this.tenantId, uniquePairs([...slots.map((x) => x.row), ...named]))).map((l) => [pairKey(l), l]));
+    for (const s of shared) {
+      const level = levels.get(pairKey(s.pair));
+      if (!level) return false;
+      const sorted = [...s.rows].sort((a, b) => replayOrder(a.row, b.row));
+      if (level.last_booked_at !== null && replayOrder(sorted[0]!.row, { booked_at: level.last_booked_at, id: level.last_id ?? '' }) <= 0) return false;
+      for (let j = 1; j < sorted.length; j++) if (sorted[j]!.seg < sorted[j - 1]!.seg) return false;
+    }
+    const { inserted, written } = await this.writeSlotsWith(trx, slots, levels);
+    for (let i = 0; i < segments.length; i++) {
+      const check = segments[i]!.check;
+      if (!check) continue;
+      const below: string[] = [];
+      // The ids this segment's own write inserted, as the write in the check's place returned them.
+      const mine = check.out.filter((m) => inserted.has(m.id) && segments[i]!.slots.has(m.id));
+      for (const pair of uniquePairs(mine)) {
+        const k = pairKey(pair);
+        const span = spans.get(k);
+        let level: number;
+        if (!span || span.first > i) level = levels.get(k)?.quantity_milli ?? 0;
+        else if (span.first === span.last) level = (written.get(k) ?? levels.get(k))?.quantity_milli ?? 0;
+        else {
+          // Appends only: the level before the batch, then this pair's new rows of the segments up to this one.
+          level = levels.get(k)!.quantity_milli;
+          for (const { row: m } of span.rows.filter((r) => r.seg <= i && inserted.has(r.row.id)).sort((a, b) => replayOrder(a.row, b.row))) {
+            level = m.type === 'ADJUSTMENT' && m.counted_milli !== null ? m.counted_milli : level + m.quantity_milli;
+          }
+        }
+        if (level < 0) below.push(await describeBelowZero(trx, this.tenantId, pair, level));
+      }
+      if (below.length) check.outcome.conflict = below.join(' ');
+    }
+    return true;
   }
 
   /** Writes what is queued; returns the ids it inserted (new to the ledger). */
   async write(trx: Tx): Promise<Set<string>> {
     const slots = [...this.queued.values()];
     this.queued.clear();
+    return this.writeSlots(trx, slots);
+  }
+
+  private async writeSlots(trx: Tx, slots: Slot[]): Promise<Set<string>> {
+    return (await this.writeSlotsWith(trx, slots)).inserted;
+  }
+
+  /**
+   * Writes the slots; returns the ids it inserted (new to the ledger) and the level rows it wrote.
+   * `before`: the level rows of (at least) the slots' pairs as read before this write, else read here.
+   */
+  private async writeSlotsWith(trx: Tx, slots: Slot[], before?: Map<string, LevelRow>): Promise<{ inserted: Set<string>; written: Map<string, LevelRow> }> {
     const inserted = new Set<string>();
-    if (slots.length === 0) return inserted;
+    const written = new Map<string, LevelRow>();
+    if (slots.length === 0) return { inserted, written };
     const rows = slots.map((x) => x.row);
     // One statement per ROWS_PER_JSON_STATEMENT rows on PostgreSQL, no Kysely build of every value (server/db/bulk.ts).
     const r = await insertRowsReturning(trx, 'stock_movements', rows as unknown as Array<Record<string, unknown>>, { columns: ['id'], action: 'nothing' }, 'id');
@@ -201,8 +312,8 @@ class StockBatch implements BatchState {
         touch(x.row, true);
       }
     }
-    if (dirty.size === 0) return inserted;
-    const levels = new Map((await repo.levelsOf(trx, this.tenantId, [...dirty.values()].map((t) => t.pair))).map((l) => [pairKey(l), l]));
+    if (dirty.size === 0) return { inserted, written };
+    const levels = before ?? new Map((await repo.levelsOf(trx, this.tenantId, [...dirty.values()].map((t) => t.pair))).map((l) => [pairKey(l), l]));
     const out: LevelRow[] = [];
     for (const [k, t] of dirty) {
       const level = levels.get(k);
@@ -218,8 +329,15 @@ class StockBatch implements BatchState {
       }
     }
     await repo.putLevels(trx, out);
-    return inserted;
+    for (const l of out) written.set(pairKey(l), l);
+    return { inserted, written };
   }
+}
+
+/** A deferred staff removal (StockBatch.checkpoint): its movements and the outcome whose conflict the flush sets. */
+interface Checkpoint {
+  out: MovementRow[];
+  outcome: { conflict?: string };
 }
 
 /**
@@ -230,8 +348,15 @@ const stockStore = defineBatchStore<StockBatch | undefined, StockBatch>({
   key: 'stock',
   perTenant: true,
   direct: () => undefined,
-  create: (s) => new StockBatch(s.tenantId, s.ctx.now),
+  create: (s) => new StockBatch(s.tenantId, s.ctx.now, canDefer(s.ctx, s.changes)),
 });
+
+/**
+ * Whether a staff removal's below-zero check may wait for the batch's flush: on the cloud (its push
+ * reads the answers' conflicts after the flush), when no change of the batch renames a product or a
+ * location (the conflict's sentence names them as they were at the removal).
+ */
+const canDefer = (ctx: ApplyContext, changes: ReadonlyArray<{ entity: string }>): boolean => ctx.side === 'cloud' && ctx.mode === 'merge' && !changes.some((c) => c.entity === 'product' || c.entity === 'location');
 
 /**
  * The stock ledger: a union keyed by movement id (docs/stock.md). A movement is inserted once;
@@ -277,6 +402,12 @@ const movementsSync: EntityDescriptor = {
       });
       // A staff removal merged in may take a level below zero: that needs the level now, not at the end of the batch.
       const out = ctx.mode === 'merge' ? staffOut(incoming) : [];
+      if (out.length && batch.defers) {
+        // Checked at the flush, on the level right after this op (StockBatch.checkpoint).
+        const outcome = answer(wire);
+        batch.checkpoint(out, outcome);
+        return outcome;
+      }
       if (out.length) {
         const inserted = await batch.write(trx);
         await checkBelow(uniquePairs(out.filter((m) => inserted.has(m.id))));
