@@ -47,7 +47,7 @@ import { assertDurability } from './lib/seed.js';
 import { cloudAdminCookie, compareOrders, mib, rssSampler, sqliteCounter, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
 import { phaseFigures, phaseSampler, type PhaseMemory } from './lib/sync-counters.js';
 import { benchConfig } from './lib/tmp.js';
-import { pgCpuBetween, readPgCpu, tableBytes } from './lib/pg-cpu.js';
+import { cpuMsOf, pgCpuBetween, readPgCpu, tableBytes } from './lib/pg-cpu.js';
 import { nodeFlagsFrom, startServer, type BenchServer } from './lib/child.js';
 import { buildCompiledChildren } from './lib/compiled.js';
 import pg from 'pg';
@@ -926,12 +926,17 @@ async function catchupInChild(appliance: BenchServer, server: BenchServer, sampl
   // The database's own CPU over the push (bench/lib/pg-cpu.ts): the cloud's process CPU leaves it out.
   const pgBefore = await readPgCpu(info.pgUrl);
   const pgPush: { cpuMs: Promise<number> | null } = { cpuMs: null };
+  // The cloud's own process CPU over the push (its Node work: parse, checks, apply; PostgreSQL's is above).
+  const cloudBefore = cpuMsOf(server.child.pid!);
+  let cloudPushMs: number | null = null;
   sampler.phase('push');
   const r = await ask<{ pushMs: number; pullMs: number; pushBatches: number; pushedOps: number; pullPages: number; pulledChanges: number; httpPushMs: number; httpPullMs: number; pushBytes: number; pullBytes: { total: number; max: number }; applianceSql: CatchupResult['applianceSql']; end: NodeJS.MemoryUsage; peaks: PeaksByPhase; cpuMs: { push: number; pull: number } }>(appliance, { type: 'catchup' }, 'catchup-done', (m) => {
     if (m.type !== 'phase') return;
     sampler.phase(String(m.phase));
     // BENCH_SQL_PROFILE / BENCH_CPU_PROF_CATCHUP: the cloud's profiles of the push and of the pull apart.
     if (m.phase === 'pull') {
+      const cloudAfter = cpuMsOf(server.child.pid!);
+      if (cloudBefore !== null && cloudAfter !== null) cloudPushMs = cloudAfter - cloudBefore;
       pgPush.cpuMs = readPgCpu(info.pgUrl).then((after) => pgCpuBetween(pgBefore, after));
       server.child.send({ type: 'sql-profile', action: 'print', label: 'push' });
       server.child.send({ type: 'sql-profile', action: 'reset', label: 'pull' });
@@ -939,6 +944,7 @@ async function catchupInChild(appliance: BenchServer, server: BenchServer, sampl
   });
   sampler.phase('after');
   if (pgPush.cpuMs) console.log(`  PostgreSQL backends' CPU over the push (the cloud's database, /proc): ${((await pgPush.cpuMs) / 1000).toFixed(2)} s`);
+  if (cloudPushMs !== null) console.log(`  the cloud process's own CPU over the push (/proc): ${(cloudPushMs / 1000).toFixed(2)} s, ${((cloudPushMs * 1000) / Math.max(1, r.pushedOps)).toFixed(0)} µs per pushed op`);
   console.log(`  appliance child's own memory at its peaks (MiB; V8 heap committed/used, of it new space; external, of it array buffers): ${peaksLine(r.peaks)}; its CPU push ${sec(r.cpuMs.push)} s, pull ${sec(r.cpuMs.pull)} s`);
   server.child.send({ type: 'sql-profile', action: 'print', label: 'pull' });
   const during = await shop.stop();
