@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import { promisify } from 'node:util';
-
-const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
+// On a thread of its own, not libuv's pool: each pool thread kept a 16 MiB block per hash for good (scrypt-thread.ts).
+import { scrypt } from './scrypt-thread.js';
 
 // N=2^14, r=8, p=1: the scrypt parameters Node documents as its defaults (~16 MiB, tens of ms).
 // Under vitest only, a cheaper N keeps hundreds of logins fast; N is stored in each hash, so
