@@ -17,7 +17,7 @@ interface Template {
 }
 
 /**
- * An argument's shape as `shapeOf` keys it, kept to compare a call's arguments with directly: a value
+ * An argument's shape as `keyOf` keys it, kept to compare a call's arguments with directly: a value
  * (null), a list of values (its length), a row (its columns), a list of rows (each row's columns).
  */
 type ArgShape = null | number | { columns: readonly string[] } | { rows: ReadonlyArray<readonly string[]> };
@@ -60,14 +60,15 @@ export function prepared<A extends PreparedArg[], O>(build: (db: Executor, ...ar
       }
     }
     if (!t) {
-      const key = shapeOf(args);
+      const shapes = args.map(argShape);
+      const key = keyOf(shapes);
       t = mine.byShape.get(key);
       if (!t) {
         t = template(db, build, args);
         if (mine.byShape.size >= MAX_SHAPES) mine.byShape.delete(mine.byShape.keys().next().value!);
         mine.byShape.set(key, t);
       }
-      mine.recent.unshift({ shapes: args.map(argShape), template: t });
+      mine.recent.unshift({ shapes, template: t });
       if (mine.recent.length > RECENT) mine.recent.pop();
     }
     const parameters = t.slots.map((s) => {
@@ -85,7 +86,7 @@ const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !
 /** A row's columns as Kysely writes them: an undefined value is no column. */
 const columnsOf = (r: Row): string[] => Object.keys(r).filter((k) => field(r, k) !== undefined);
 
-/** An argument's shape (see ArgShape): what `shapeOf` writes into the key for it. */
+/** An argument's shape (see ArgShape), keyed by `keyOf`. */
 function argShape(a: PreparedArg): ArgShape {
   if (Array.isArray(a)) return a.length > 0 && isRow(a[0]) ? { rows: (a as Row[]).map(columnsOf) } : a.length;
   if (isRow(a)) return { columns: columnsOf(a) };
@@ -104,7 +105,7 @@ function hasColumns(r: Row, columns: readonly string[]): boolean {
   return n === columns.length;
 }
 
-/** The arguments have these shapes: `shapeOf(args)` is the key those shapes were made under. */
+/** The arguments have these shapes (`argShape` of each would equal them). */
 function sameShapes(args: readonly PreparedArg[], shapes: readonly ArgShape[]): boolean {
   if (args.length !== shapes.length) return false;
   for (let i = 0; i < args.length; i++) {
@@ -126,16 +127,14 @@ function sameShapes(args: readonly PreparedArg[], shapes: readonly ArgShape[]): 
   return true;
 }
 
-/** Lists by length, rows by their columns (in order). */
-function shapeOf(args: readonly PreparedArg[]): string {
+/** The key of the arguments' shapes: lists by length, rows by their columns (in order). */
+function keyOf(shapes: readonly ArgShape[]): string {
   let key = '';
-  for (const a of args) {
-    if (Array.isArray(a)) {
-      key += `[${a.length}`;
-      if (a.length > 0 && isRow(a[0])) for (const r of a as Row[]) key += `{${columnsOf(r).join(',')}}`;
-      key += ']';
-    } else if (isRow(a)) key += `{${columnsOf(a).join(',')}}`;
-    else key += '.';
+  for (const s of shapes) {
+    if (s === null) key += '.';
+    else if (typeof s === 'number') key += `[${s}]`;
+    else if ('columns' in s) key += `{${s.columns.join(',')}}`;
+    else key += `[${s.rows.length}${s.rows.map((c) => `{${c.join(',')}}`).join('')}]`;
     key += '|';
   }
   return key;
