@@ -193,11 +193,7 @@ class StockBatch implements BatchState {
     for (const seg of segments) {
       const inserted = await this.writeSlots(trx, [...seg.slots.values()]);
       if (!seg.check) continue;
-      const below: string[] = [];
-      for (const pair of uniquePairs(seg.check.out.filter((m) => inserted.has(m.id)))) {
-        const level = (await repo.level(trx, this.tenantId, pair))?.quantity_milli ?? 0;
-        if (level < 0) below.push(await describeBelowZero(trx, this.tenantId, pair, level));
-      }
+      const below = await belowZero(trx, this.tenantId, uniquePairs(seg.check.out.filter((m) => inserted.has(m.id))));
       if (below.length) seg.check.outcome.conflict = below.join(' ');
     }
   }
@@ -381,12 +377,7 @@ const movementsSync: EntityDescriptor = {
     const incoming = p.movements.map((m) => ({ ...pick<MovementRow>(m, MOVEMENT_COLUMNS), tenant_id: tenantId }) as MovementRow);
     const staffOut = (list: MovementRow[]) => list.filter((m) => m.source === 'staff' && GUARDED_TYPES.has(m.type) && m.quantity_milli < 0);
     const below: string[] = [];
-    const checkBelow = async (pairs: Pair[]) => {
-      for (const pair of pairs) {
-        const level = (await repo.level(trx, tenantId, pair))?.quantity_milli ?? 0;
-        if (level < 0) below.push(await describeBelowZero(trx, tenantId, pair, level));
-      }
-    };
+    const checkBelow = async (pairs: Pair[]) => void below.push(...(await belowZero(trx, tenantId, pairs)));
     const answer = (wire: unknown[]) => ({ payload: { ...(change.payload as Record<string, unknown>), movements: wire }, ...(below.length ? { conflict: below.join(' ') } : {}) });
 
     const batch = await stockStore.of(trx, ctx, tenantId);
@@ -499,6 +490,16 @@ function ledgerCursor(after: string | null): [string, string] | null {
 }
 
 const uniquePairs = (rows: MovementRow[]): Pair[] => [...new Map(rows.map((m) => [pairKey(m), { product_id: m.product_id, location_id: m.location_id }])).values()];
+
+/** The below-zero sentences of the pairs whose level (as it stands now) is under zero, in the pairs' order. */
+async function belowZero(trx: Tx, tenantId: string, pairs: readonly Pair[]): Promise<string[]> {
+  const below: string[] = [];
+  for (const pair of pairs) {
+    const level = (await repo.level(trx, tenantId, pair))?.quantity_milli ?? 0;
+    if (level < 0) below.push(await describeBelowZero(trx, tenantId, pair, level));
+  }
+  return below;
+}
 
 async function describeBelowZero(trx: Tx, tenantId: string, pair: Pair, level: number): Promise<string> {
   const product = await trx.selectFrom('products').select(['name', 'unit']).where('id', '=', pair.product_id).executeTakeFirst();
