@@ -202,9 +202,10 @@ class StockBatch implements BatchState {
    * The segments in one write, when that leaves the ledger and the levels as the segment-by-segment
    * writes would, and each removal's level right after its segment follows from the levels read
    * before: every movement id queued once, and every pair that more than one segment touches has a
-   * level row whose last movement comes before all of them, its segments' rows in replay order one
-   * segment after the other (each segment's write then only appended to the level: the same sums in
-   * the same order). Otherwise nothing is written and false is returned.
+   * level row whose last movement comes before all of them (each segment's write then only appended
+   * to the level, so a removal's level is the level before plus its pair's rows of its own and the
+   * earlier segments, in replay order, whatever order the segments booked them in). Otherwise nothing
+   * is written and false is returned.
    */
   private async writeAtOnce(trx: Tx, segments: Array<{ slots: Map<string, Slot>; check: Checkpoint | null }>): Promise<boolean> {
     const slots: Slot[] = [];
@@ -233,7 +234,6 @@ class StockBatch implements BatchState {
       if (!level) return false;
       const sorted = [...s.rows].sort((a, b) => replayOrder(a.row, b.row));
       if (level.last_booked_at !== null && replayOrder(sorted[0]!.row, { booked_at: level.last_booked_at, id: level.last_id ?? '' }) <= 0) return false;
-      for (let j = 1; j < sorted.length; j++) if (sorted[j]!.seg < sorted[j - 1]!.seg) return false;
     }
     const { inserted, written } = await this.writeSlotsWith(trx, slots, levels);
     for (let i = 0; i < segments.length; i++) {
