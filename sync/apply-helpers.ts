@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { insertRows } from '../server/db/bulk.js';
 import type { Tx } from '../server/db/connection.js';
 import { describeIssues } from '../server/shared/validation.js';
@@ -127,7 +127,8 @@ export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: st
       if (v !== MISFIT) return v as T;
     }
   }
-  const r = schema.safeParse(payload);
+  // A schema marked by `pushedPayload` runs zod's compiled fast path; what it does not accept goes through the schema itself (the same issues).
+  const r = ((compiledPayloads.get(schema) as z.ZodType<T> | undefined) ?? schema).safeParse(payload);
   if (r.success) return r.data;
   // The API's own Dutch sentence for the first problem, e.g. "'items.0.quantity' moet maximaal 999 zijn."
   const first = r.error.issues[0];
@@ -136,6 +137,29 @@ export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: st
     : 'is ongeldig.';
   throw new RejectOp(`Ongeldige wijziging voor ${what}: ${sentence.replace(/\.$/, '')}.`);
 }
+
+/** The compiled twins (`z.compile`) of the payload schemas marked by `pushedPayload`. */
+const compiledPayloads = new WeakMap<object, z.ZodType>();
+/** Every schema marked by `pushedPayload`, by name (for the differential test: test/sync/push-payload-compiled.property.test.ts). */
+export const PUSHED_PAYLOADS = new Map<string, z.ZodType>();
+
+/**
+ * Marks a payload schema that a push parses for thousands of ops (orders, journal entries, stock
+ * movements ...): `parsePayload` then parses with zod's own ahead-of-time compiled copy of it
+ * (`z.compile`: generated code for the schema's types, formats, lengths, ranges, defaults and
+ * refinements, the same parsed value). An input the compiled code does not accept is parsed by the
+ * schema itself, so what is refused is refused with the same issues, hence the same Dutch sentence.
+ * A schema zod cannot compile is returned as it is (the runtime parser). Returns `schema` itself.
+ */
+export function pushedPayload<S extends z.ZodType>(name: string, schema: S): S {
+  const compiled = z.compile(schema);
+  if (compiled !== schema) compiledPayloads.set(schema, compiled);
+  PUSHED_PAYLOADS.set(name, schema);
+  return schema;
+}
+
+/** The compiled twin `parsePayload` uses for a schema marked by `pushedPayload`, if zod could compile it. */
+export const compiledPayloadOf = (schema: z.ZodType): z.ZodType | undefined => compiledPayloads.get(schema);
 
 /**
  * A reference inside a pushed payload (a product's category, an order's table ...) must name a row

@@ -4,7 +4,7 @@ import { legacyMethod } from '../till/till.rules.js';
 import { insertRows } from '../../db/bulk.js';
 import type { Db, Tx } from '../../db/connection.js';
 import type { BillPaymentsTable, BillRoundsTable, BillsTable, FloorTablesTable, FloorZonesTable } from '../../db/database.js';
-import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
+import { assertTenantRef, insertIfAbsent, insertManyIfAbsent, parsePayload, pick, pushedPayload, upsertById } from '../../../sync/apply-helpers.js';
 import { chunks, defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyBatch, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange } from '../../../sync/types.js';
 import { newPublicCode } from './floor.rules.js';
@@ -36,9 +36,9 @@ const Fields = z.record(z.string(), z.unknown()).optional();
 const ZonePayload = z.object({ zone: ZoneRow, fields: Fields });
 const TablePayload = z.object({ table: TableRow, fields: Fields });
 const StatusPayload = z.object({ table_id: z.uuid(), status: TableStatus });
-const BillPayload = z.object({ bill: BillRow });
-const RoundPayload = z.object({ round: RoundRow });
-const PaymentPayload = z.object({ payment: PaymentRow });
+const BillPayload = pushedPayload('bill', z.object({ bill: BillRow }));
+const RoundPayload = pushedPayload('bill.round_added', z.object({ round: RoundRow }));
+const PaymentPayload = pushedPayload('bill.payment', z.object({ payment: PaymentRow }));
 /** A payment as it arrived, with the till's fields (0025) filled in for a node one release behind. */
 const paymentRow = (p: z.infer<typeof PaymentRow>, tenantId: string): BillPaymentsTable => ({
   ...p,

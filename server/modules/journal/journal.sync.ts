@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DayClosesTable, JournalEntriesTable } from '../../db/database.js';
-import { insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
+import { insertIfAbsent, insertManyIfAbsent, parsePayload, pushedPayload } from '../../../sync/apply-helpers.js';
 import { chunks, defineBatchStore, type BatchScope } from '../../../sync/batch-store.js';
 import type { Tx } from '../../db/connection.js';
 import { RejectOp, snapshotNext, type BatchState, type EntityDescriptor } from '../../../sync/types.js';
@@ -173,6 +173,9 @@ const journalStore = defineBatchStore<JournalStore, JournalBatch>({
   prefetch: (b, scope) => b.prefetch(scope.changes),
 });
 
+/** A journal entry's schema, parsed for every pushed journal op (compiled: `pushedPayload`). */
+const PushedEntry = pushedPayload('journal.appended', JournalRowSchema);
+
 export const journalSync: EntityDescriptor[] = [
   {
     entity: JOURNAL_ENTITY,
@@ -182,7 +185,7 @@ export const journalSync: EntityDescriptor[] = [
     tables: ['journal_entries'],
     async apply(trx, change, ctx) {
       if (change.kind !== 'journal.appended' && change.kind !== 'journal.snapshot') throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
-      const e = parsePayload(JournalRowSchema, (change.payload as { entry?: unknown } | null)?.entry, 'een journaalregel', ctx);
+      const e = parsePayload(PushedEntry, (change.payload as { entry?: unknown } | null)?.entry, 'een journaalregel', ctx);
       if (e.id !== change.entity_id) throw new RejectOp('Ongeldige journaalregel.');
       if (ctx.mode === 'merge' && e.origin !== change.origin) throw new RejectOp('Deze journaalregel hoort bij de keten van een ander apparaat.');
       const store = await journalStore.of(trx, ctx, change.tenant_id);

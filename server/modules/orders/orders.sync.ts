@@ -3,7 +3,7 @@ import type { Tx } from '../../db/connection.js';
 import { CompiledQuery } from 'kysely';
 import { bulkUpdateById, insertRows, isPostgres } from '../../db/bulk.js';
 import type { OrderCourseFiresTable, OrderDiscountsTable, OrderItemsTable, OrderItemVoidsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
-import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
+import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload, pushedPayload } from '../../../sync/apply-helpers.js';
 import { defineBatchStore, preloadTenantRefs } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor, type SyncChange, type TableName } from '../../../sync/types.js';
 import { Allergen, CreateProductBody } from '../menu/menu.schemas.js';
@@ -93,7 +93,7 @@ const PushedHistory = z.object({
   source: z.enum([...ORDER_SOURCES, 'sync']),
   created_at: Timestamp,
 });
-const PushedCreated = z.object({
+const PushedCreated = pushedPayload('order.created', z.object({
   order: PushedOrder.superRefine((o, c) => {
     if (o.total_cents !== o.items.reduce((sum, i) => sum + i.total_cents, 0)) c.addIssue({ code: 'custom', message: 'moet de som van de regels zijn.', path: ['total_cents'] });
     if (new Set(o.items.map((i) => i.id)).size !== o.items.length) c.addIssue({ code: 'custom', message: 'bevat een regel-id twee keer.', path: ['items'] });
@@ -104,12 +104,12 @@ const PushedCreated = z.object({
   idempotency_key: IdempotencyKey.nullable().optional(),
   request_hash: z.string().regex(/^[0-9a-f]{64}$/).nullable().optional(),
   created_by: z.uuid().nullable().optional(),
-});
-const PushedStatus = z.object({ from: OrderStatus.optional(), to: OrderStatus, history: PushedHistory.optional() }).refine((p) => !p.history || p.history.to_status === p.to, {
+}));
+const PushedStatus = pushedPayload('order.status_changed', z.object({ from: OrderStatus.optional(), to: OrderStatus, history: PushedHistory.optional() }).refine((p) => !p.history || p.history.to_status === p.to, {
   message: 'moet dezelfde status hebben als de wijziging.',
   path: ['history', 'to_status'],
-});
-const PushedPaid = z.object({
+}));
+const PushedPaid = pushedPayload('order.paid', z.object({
   payment: z
     .object({
       provider: z.string().trim().min(1).max(40).optional(),
@@ -119,7 +119,7 @@ const PushedPaid = z.object({
       via: z.enum([...ORDER_SOURCES, 'sync']).optional(),
     })
     .optional(),
-});
+}));
 
 /** Every id must be a row of `table` of this tenant (archived rows count: an order taken offline may name a product archived since). */
 const assertRefs = (trx: Tx, ctx: ApplyContext, table: TableName, ids: Array<string | null | undefined>, what: string) => assertTenantRefs(trx, table, ids, ctx.tenantId, what, ctx.batch);
@@ -657,10 +657,10 @@ async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx:
   return notes.length ? { conflict: notes.join(' '), idempotency_key: key, order } : { order };
 }
 
-const PushedFire = z.object({
+const PushedFire = pushedPayload('order.course_fired', z.object({
   fire: z.object({ id: z.uuid(), course: z.number().int().min(2).max(5), user_id: z.uuid().nullable(), created_at: Timestamp }),
-});
-const PushedVoid = z.object({
+}));
+const PushedVoid = pushedPayload('order.item_voided', z.object({
   void: z.object({
     id: z.uuid(),
     item_id: z.uuid(),
@@ -669,10 +669,10 @@ const PushedVoid = z.object({
     user_id: z.uuid().nullable(),
     created_at: Timestamp,
   }),
-});
+}));
 
 /** A discount given at the till (CONTRACT §19): the row as written (its tenant is the change's). */
-const PushedDiscount = z.object({
+const PushedDiscount = pushedPayload('order.discounted', z.object({
   discount: z.object({
     id: z.uuid(),
     order_id: z.uuid(),
@@ -687,12 +687,12 @@ const PushedDiscount = z.object({
     user_id: z.uuid().nullable(),
     created_at: Timestamp,
   }),
-});
+}));
 /** A guest attached at the till: the loyalty customer and the order's resulting name and phone. */
-const PushedCustomer = z.object({
+const PushedCustomer = pushedPayload('order.customer_attached', z.object({
   customer_id: z.uuid(),
   order: z.looseObject({ customer: z.object({ name: z.string().trim().min(1).max(120).nullable(), phone: z.string().trim().min(6).max(30).nullable() }) }),
-});
+}));
 
 /**
  * An id inside a pushed payload that may name a row the same push makes later (a guest created with

@@ -1,7 +1,7 @@
 import { insertRowsReturning } from '../../db/bulk.js';
 import type { Tx } from '../../db/connection.js';
 import type { LocationsTable, RecipesTable } from '../../db/database.js';
-import { assertTenantRef, parsePayload, pick, upsertById } from '../../../sync/apply-helpers.js';
+import { assertTenantRef, parsePayload, pick, pushedPayload, upsertById } from '../../../sync/apply-helpers.js';
 import { defineBatchStore } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type ApplyContext, type BatchState, type EntityDescriptor } from '../../../sync/types.js';
 import { stockRepository as repo, type LevelRow, type MovementRow, type Pair } from './stock.repository.js';
@@ -363,6 +363,8 @@ const canDefer = (ctx: ApplyContext, changes: ReadonlyArray<{ entity: string }>)
  * takes a level below zero (both sides took the last units offline) stays booked, and the op is
  * answered as a visible conflict; GET /stock flags the level.
  */
+/** The movements' schema, parsed for every pushed stock op (compiled: `pushedPayload`). */
+const PushedMovements = pushedPayload('stock.moved', MovementsPayload);
 const movementsSync: EntityDescriptor = {
   entity: 'stock',
   // A ledger (rows only added): an echo the cloud kept as sent changes nothing here.
@@ -372,7 +374,7 @@ const movementsSync: EntityDescriptor = {
   async apply(trx, change, ctx) {
     if (!['stock.moved', 'stock.consumed', 'stock.wasted', 'stock.snapshot'].includes(change.kind)) throw new RejectOp(`Onbekende wijziging '${change.kind}'.`);
     if (change.kind === 'stock.snapshot' && ctx.mode !== 'adopt') throw new RejectOp('Een momentopname van de voorraad komt alleen uit de cloud.');
-    const p = parsePayload(MovementsPayload, change.payload, 'een voorraadmutatie', ctx);
+    const p = parsePayload(PushedMovements, change.payload, 'een voorraadmutatie', ctx);
     const tenantId = change.tenant_id;
     const incoming = p.movements.map((m) => ({ ...pick<MovementRow>(m, MOVEMENT_COLUMNS), tenant_id: tenantId }) as MovementRow);
     const staffOut = (list: MovementRow[]) => list.filter((m) => m.source === 'staff' && GUARDED_TYPES.has(m.type) && m.quantity_milli < 0);

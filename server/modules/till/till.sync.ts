@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OrderPaymentsTable, ReceiptsTable } from '../../db/database.js';
 import type { Tx } from '../../db/connection.js';
-import { assertTenantRef, insertIfAbsent, parsePayload } from '../../../sync/apply-helpers.js';
+import { assertTenantRef, insertIfAbsent, parsePayload, pushedPayload } from '../../../sync/apply-helpers.js';
 import { chunks, defineBatchStore, selectUnion, type BatchScope } from '../../../sync/batch-store.js';
 import { RejectOp, snapshotNext, type BatchState, type EntityDescriptor } from '../../../sync/types.js';
 import { assertNotForeign, flushPendingOrders, overpaidNote, tillPaidOf } from '../orders/orders.sync.js';
@@ -24,7 +24,7 @@ import { PAYMENT_METHODS } from './till.rules.js';
  */
 
 const Timestamp = z.iso.datetime({ offset: true });
-const PaymentWire = z.object({
+const PaymentWire = pushedPayload('till.payment', z.object({
   id: z.uuid(),
   order_id: z.uuid(),
   amount_cents: z.number().int().min(1).max(10_000_000),
@@ -44,8 +44,8 @@ const PaymentWire = z.object({
     }, { message: 'moet een lijst zijn.' }),
   created_by: z.uuid().nullable(),
   created_at: Timestamp,
-});
-const ReceiptWire = z.object({
+}));
+const ReceiptWire = pushedPayload('till.receipt', z.object({
   id: z.uuid(),
   series: z.string().regex(/^\d{4}$/),
   seq: z.number().int().min(1).max(99_999_999),
@@ -55,7 +55,7 @@ const ReceiptWire = z.object({
   total_cents: z.number().int().min(0).max(1_000_000_000),
   paid_at: Timestamp,
   created_at: Timestamp,
-});
+}));
 
 type Receipt = z.infer<typeof ReceiptWire>;
 type Clash = { id: string; tenant_id: string };
