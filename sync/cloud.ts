@@ -32,6 +32,7 @@ import {
 } from './protocol.js';
 import type { SyncRegistry } from './registry.js';
 import { TxBatch } from './apply-helpers.js';
+import { jsonEqual } from './engine.js';
 import { RejectOp, type ApplyOutcome, type SyncChange } from './types.js';
 
 export type DeviceRow = SyncDevicesTable;
@@ -482,6 +483,16 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     created_at: op.created_at,
   });
 
+  /**
+   * Whether the cloud records the op exactly as the device sent it (`change_log.as_sent`: a pull of
+   * that device may send its echo bare, sync/README.md "Echoes"): no payload of the apply's own (the
+   * pushed text is recorded), or one equal to the pushed payload as JSON values (key order aside:
+   * orders' validation rebuilds the object). Asked when the change is recorded, after the batch's
+   * flush, which may still change an outcome's payload (stock: the cloud's copy of a movement it had).
+   * An apply never changes its argument, so `op.payload` is what was sent.
+   */
+  const sentAsIs = (op: WireOp, outcome: ApplyOutcome): boolean => outcome.payload === undefined || jsonEqual(outcome.payload, op.payload);
+
   async function mergeOne(w: Writer, device: DeviceRow, op: WireOp, batch?: TxBatch): Promise<{ input: ChangeInput; conflict: string | null; outcome: ApplyOutcome }> {
     const change = toChange(device, op);
     const descriptor = reg.descriptor(op.entity);
@@ -613,7 +624,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         try {
           const merged = await mergeOne(w, device, op, batch);
           if (safe) {
-            result = resultOf(op, merged.conflict, (await w.record(merged.input)).seq);
+            result = resultOf(op, merged.conflict, (await w.record({ ...merged.input, asSent: sentAsIs(op, merged.outcome) })).seq);
             await sql`release savepoint sync_op`.execute(w.trx);
           } else {
             deferred.push({ at: results.length, input: merged.input, op, outcome: merged.outcome });
@@ -634,7 +645,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         let recs;
         try {
           await batch!.flush(w.trx);
-          recs = await w.recordMany(deferred.map((d) => d.input));
+          recs = await w.recordMany(deferred.map((d) => ({ ...d.input, asSent: sentAsIs(d.op, d.outcome) })));
         } catch (err) {
           if (isTransientDbError(err)) throw err;
           throw new RetrySafely(err);

@@ -38,6 +38,12 @@ export interface ChangeInput {
    * serializing the payload again. Must be exactly that text of this payload.
    */
   payloadJson?: string;
+  /**
+   * Sync only (the cloud's push, sync/cloud.ts): the payload recorded is what the device sent, equal
+   * as JSON values (`change_log.as_sent`, migration 0027: a pull of that device may send it back
+   * without its payload). Unset: 0. Given for one change of a write, given for all of them.
+   */
+  asSent?: boolean;
 }
 
 export interface ChangeRecord {
@@ -275,6 +281,8 @@ export async function appendChanges(trx: Tx, tenantId: string, origin: string, n
 
 /** The change-log rows of `changes` before their seqs are known (both appends below). */
 function unsequencedRows(tenantId: string, origin: string, now: string, changes: ChangeInput[]) {
+  // `as_sent` only in the rows of a write that says it (the cloud's push); undefined in the others' (insertRows leaves the column out: its default).
+  const marked = changes.some((c) => c.asSent !== undefined);
   return changes.map((change) => ({
     op_id: change.opId ?? newId(),
     tenant_id: tenantId,
@@ -284,6 +292,7 @@ function unsequencedRows(tenantId: string, origin: string, now: string, changes:
     kind: change.kind,
     payload: change.payloadJson ?? JSON.stringify(change.payload ?? null),
     created_at: change.createdAt ?? now,
+    as_sent: marked ? (change.asSent ? 1 : 0) : undefined,
   }));
 }
 
@@ -322,12 +331,13 @@ export async function appendChangesLocked(trx: Tx, tenantId: string, origin: str
   // payload into the json text here, no unescaping by PostgreSQL's json parser (bench/README.md
   // "Sync push, session 15"). More changes than that: the payloads inside the json, as before.
   const own = k <= PAYLOAD_PARAMS;
+  const marked = rows[0]!.as_sent !== undefined;
   const payloads = own ? `join unnest(array[${Array.from({ length: k }, (_, i) => `$${i + 3}`).join(', ')}]::text[]) with ordinality as p(payload, n) on p.n = v.ordinality` : '';
   const written = await trx.executeQuery<{ first: number | string }>(
     CompiledQuery.raw(
       `with s as (insert into change_seq (tenant_id, last_seq) values ($1, ${k}) on conflict (tenant_id) do update set last_seq = change_seq.last_seq + ${k} returning last_seq),
-       w as (insert into change_log (op_id, tenant_id, origin, entity, entity_id, kind, payload, created_at, seq)
-         select v.op_id, v.tenant_id, v.origin, v.entity, v.entity_id, v.kind, ${own ? 'p.payload' : 'v.payload'}, v.created_at, (select last_seq from s) - ${k} + v.ordinality
+       w as (insert into change_log (op_id, tenant_id, origin, entity, entity_id, kind, payload, created_at, seq${marked ? ', as_sent' : ''})
+         select v.op_id, v.tenant_id, v.origin, v.entity, v.entity_id, v.kind, ${own ? 'p.payload' : 'v.payload'}, v.created_at, (select last_seq from s) - ${k} + v.ordinality${marked ? ', v.as_sent' : ''}
          from json_populate_recordset(null::change_log, $2) with ordinality as v ${payloads}
          returning seq)
        select min(seq) as first from w`,
@@ -341,7 +351,7 @@ export async function appendChangesLocked(trx: Tx, tenantId: string, origin: str
 /** Changes whose payloads `appendChangesLocked` binds one by one (a statement takes at most 65,535 parameters). */
 const PAYLOAD_PARAMS = 5_000;
 
-const withoutPayload = (r: ReturnType<typeof unsequencedRows>[number]) => ({ op_id: r.op_id, tenant_id: r.tenant_id, origin: r.origin, entity: r.entity, entity_id: r.entity_id, kind: r.kind, created_at: r.created_at });
+const withoutPayload = (r: ReturnType<typeof unsequencedRows>[number]) => ({ op_id: r.op_id, tenant_id: r.tenant_id, origin: r.origin, entity: r.entity, entity_id: r.entity_id, kind: r.kind, created_at: r.created_at, as_sent: r.as_sent });
 
 /**
  * Changes of one tenant after `afterSeq`, in seq order. With `payloadKinds`, only changes of those

@@ -24,6 +24,7 @@ import * as m0022 from './0022_order_fires_voids.js';
 import * as m0024 from './0024_printing.js';
 import * as m0025 from './0025_till.js';
 import * as m0026 from './0026_journal.js';
+import * as m0027 from './0027_change_log_as_sent.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -56,6 +57,7 @@ export const migrations: Record<string, Migration> = {
   '0024_printing': m0024,
   '0025_till': m0025,
   '0026_journal': m0026,
+  '0027_change_log_as_sent': m0027,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;

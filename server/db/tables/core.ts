@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Infrastructure tables that belong to no area: the change log and its sequence, node meta, change-log consumer cursors. Composed into `Database` by ../database.ts. */
 
 /** The change log / outbox: every domain write appends here in the same transaction. */
@@ -14,6 +16,8 @@ export interface ChangeLogTable {
   /** JSON: the entity's snapshot after the change, plus op details. */
   payload: string;
   created_at: string;
+  /** Cloud only: 1 when a push recorded the op exactly as sent (a pull may send it back bare, migration 0027); 0 otherwise. */
+  as_sent: Generated<number>;
 }
 
 export interface ChangeSeqTable {

@@ -176,7 +176,7 @@ export async function redactPerson(db: Executor, tenantId: string, who: ErasedPe
       const rows = await db.selectFrom('change_log').select(['op_id', 'entity_id', 'payload']).where('tenant_id', '=', tenantId).where('entity', '=', entity).where('entity_id', 'in', part).execute();
       for (const c of rows) {
         const next = JSON.stringify(scrubRecord(JSON.parse(c.payload) as unknown, c.entity_id, theirs, who));
-        if (next !== c.payload) await db.updateTable('change_log').set({ payload: next }).where('op_id', '=', c.op_id).execute();
+        if (next !== c.payload) await db.updateTable('change_log').set({ payload: next, as_sent: 0 }).where('op_id', '=', c.op_id).execute(); // no longer as a device sent it (bare echoes, migration 0027)
       }
     }
   }

@@ -237,5 +237,6 @@ export const loyaltyRepository = {
       ? Promise.resolve([] as Array<{ op_id: string; payload: string }>)
       : db.selectFrom('change_log').select(['op_id', 'payload']).where('tenant_id', '=', tenantId).where('entity', '=', entity).where('entity_id', 'in', ids).execute(),
 
-  setChangePayload: (db: Executor, opId: string, payload: string) => db.updateTable('change_log').set({ payload }).where('op_id', '=', opId).execute(),
+  /** A redacted payload is no longer what a device sent: `as_sent` cleared (a pull sends it with its payload, migration 0027). */
+  setChangePayload: (db: Executor, opId: string, payload: string) => db.updateTable('change_log').set({ payload, as_sent: 0 }).where('op_id', '=', opId).execute(),
 };
