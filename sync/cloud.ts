@@ -520,8 +520,11 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
    * The tenant's changes after `cursor`, at most `limit`, and no more than `maxBytes` as wire JSON
    * (at least one change), serialized as they are read (`wireChange`: the stored payload text is
    * never parsed): read in slices, so one page never holds more than a slice of big rows.
+   * `bareFor` (a device asking with `echoes=bare`): that device's ops recorded as sent (`as_sent`)
+   * come without their payload (`bareEcho`), which the read does not fetch (nor, on PostgreSQL,
+   * de-TOAST); they count in the page's bytes as what is sent, so a page of them holds up to `limit`.
    */
-  async function readPage(tenantId: string, cursor: number, limit: number, maxBytes = MAX_PULL_BYTES): Promise<{ parts: string[]; last: number; hasMore: boolean }> {
+  async function readPage(tenantId: string, cursor: number, limit: number, maxBytes = MAX_PULL_BYTES, bareFor?: string): Promise<{ parts: string[]; last: number; hasMore: boolean }> {
     const parts: string[] = [];
     let bytes = 0;
     let after = cursor;
@@ -529,10 +532,22 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     const readAt = performance.now();
     for (;;) {
       const slice = Math.min(100, limit + 1 - parts.length);
-      const rows = await db.selectFrom('change_log').selectAll().where('tenant_id', '=', tenantId).where('seq', '>', after).orderBy('seq').limit(slice).execute();
+      const rows =
+        bareFor === undefined
+          ? await db.selectFrom('change_log').selectAll().where('tenant_id', '=', tenantId).where('seq', '>', after).orderBy('seq').limit(slice).execute()
+          : await db
+              .selectFrom('change_log')
+              .select(['seq', 'op_id', 'origin', 'entity', 'entity_id', 'kind', 'created_at'])
+              // null only for a bare echo (the stored payload is never null: at least the text `null`).
+              .select(sql<string | null>`case when origin = ${bareFor} and as_sent = 1 then null else payload end`.as('payload'))
+              .where('tenant_id', '=', tenantId)
+              .where('seq', '>', after)
+              .orderBy('seq')
+              .limit(slice)
+              .execute();
       for (const r of rows) {
         if (parts.length >= limit) return { parts, last: after, hasMore: true };
-        const part = wireChange(r);
+        const part = r.payload === null ? bareEcho(r) : wireChange(r as typeof r & { payload: string });
         if (parts.length > 0 && bytes + part.length > maxBytes) return { parts, last: after, hasMore: true };
         bytes += part.length;
         parts.push(part);
@@ -853,7 +868,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
     },
 
     /** Changes after the cursor in seq order; with `wait`, a long-poll until something commits. */
-    async pull(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor: number; limit: number; wait: number; max_bytes?: number }, signal?: AbortSignal): Promise<RawJson> {
+    async pull(device: DeviceRow, q: { protocol_version: number; schema_version: number; cursor: number; limit: number; wait: number; max_bytes?: number; echoes?: 'bare' }, signal?: AbortSignal): Promise<RawJson> {
       checkVersions(q.protocol_version, q.schema_version);
       // A pull is contact too (an idle appliance only long-polls): the cloud's public ordering reads
       // last_seen_at to tell a silent appliance, and a contact after an order was committed means the
@@ -866,7 +881,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
       const unwait = q.wait > 0 ? waitForCommit(device.tenant_id, () => wake!()) : () => {};
       try {
         // Nothing committed after the cursor that this node knows of (HIGH_WATER_TRUST_MS): no read.
-        const read = () => (nothingAfter(device.tenant_id, q.cursor) ? Promise.resolve({ parts: [], last: q.cursor, hasMore: false }) : readPage(device.tenant_id, q.cursor, q.limit, q.max_bytes ?? MAX_PULL_BYTES));
+        const read = () => (nothingAfter(device.tenant_id, q.cursor) ? Promise.resolve({ parts: [], last: q.cursor, hasMore: false }) : readPage(device.tenant_id, q.cursor, q.limit, q.max_bytes ?? MAX_PULL_BYTES, q.echoes === 'bare' ? device.id : undefined));
         let page = await read();
         if (page.parts.length === 0 && q.wait > 0 && !signal?.aborted) {
           let timer: NodeJS.Timeout | undefined;
@@ -910,6 +925,15 @@ const SNAPSHOT_STEP = 250;
 /** A change of the log as wire JSON (WireChange), its payload the stored JSON text as is. */
 function wireChange(r: { seq: number | string; op_id: string; origin: string; entity: string; entity_id: string; kind: string; payload: string; created_at: string }): string {
   return `{"seq":${Number(r.seq)},"op_id":${JSON.stringify(r.op_id)},"origin":${JSON.stringify(r.origin)},"entity":${JSON.stringify(r.entity)},"entity_id":${JSON.stringify(r.entity_id)},"kind":${JSON.stringify(r.kind)},"payload":${r.payload},"created_at":${JSON.stringify(r.created_at)}}`;
+}
+
+/**
+ * A bare echo as wire JSON (`BareEcho`, sync/README.md "Echoes"): an op of the asking device that the
+ * cloud recorded as sent, without its payload (`null`) and marked `"echo":"same"`; the device has the
+ * payload in its own log.
+ */
+function bareEcho(r: { seq: number | string; op_id: string; origin: string; entity: string; entity_id: string; kind: string; created_at: string }): string {
+  return `{"seq":${Number(r.seq)},"op_id":${JSON.stringify(r.op_id)},"origin":${JSON.stringify(r.origin)},"entity":${JSON.stringify(r.entity)},"entity_id":${JSON.stringify(r.entity_id)},"kind":${JSON.stringify(r.kind)},"payload":null,"created_at":${JSON.stringify(r.created_at)},"echo":"same"}`;
 }
 
 interface SnapshotPosition {

@@ -135,6 +135,12 @@ export const PullQuery = VersionQuery.extend({
   wait: z.coerce.number().int().min(0).max(MAX_WAIT_MS).default(0),
   /** The page stops once its payloads pass this many bytes (at least one change); absent: MAX_PULL_BYTES. A cloud from before this field ignores it. */
   max_bytes: z.coerce.number().int().min(MIN_PULL_BYTES).max(MAX_PULL_BYTES).default(MAX_PULL_BYTES),
+  /**
+   * `bare`: the asking device's own ops that the cloud recorded exactly as sent come back without
+   * their payload (`BareEcho`; sync/README.md "Echoes"). Absent (an appliance from before it): every
+   * change with its payload, as before. A cloud from before this field ignores it.
+   */
+  echoes: z.enum(['bare']).optional(),
 });
 
 /** A current row as a change that `apply` in adopt mode turns into that row (snapshot; no op id: it is state, not an op). */
@@ -155,10 +161,25 @@ export const WireChange = SnapshotChange.extend({
 });
 export type WireChange = z.infer<typeof WireChange>;
 
+/**
+ * An echo sent bare (a pull with `echoes=bare`): one of the asking device's own ops that the cloud
+ * recorded exactly as the device sent it (equal as JSON values), so without its payload; the device
+ * has it in its own log (sync/README.md "Echoes").
+ */
+export const BareEcho = WireChange.extend({
+  payload: z.null(),
+  echo: z.literal('same'),
+});
+export type BareEcho = z.infer<typeof BareEcho>;
+
+/** A change of a pull page: with its payload (no `echo` field), or a bare echo (payload null, `echo: 'same'`), nothing in between. */
+export const PullChange = z.union([WireChange.extend({ echo: z.never().optional() }), BareEcho]);
+export type PullChange = z.infer<typeof PullChange>;
+
 export const PullResponse = z.object({
   protocol_version: z.number().int(),
   schema_version: z.number().int(),
-  changes: z.array(WireChange),
+  changes: z.array(PullChange),
   next_cursor: z.number().int(),
   has_more: z.boolean(),
 });
