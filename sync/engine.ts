@@ -39,6 +39,17 @@ export class SyncTransient extends Error {
   }
 }
 
+/**
+ * A bare echo of an op this appliance's log does not hold (a database restored from a backup): the
+ * engine does not guess its payload; the page is fetched again with every payload (`pullOnce`).
+ */
+class BareEchoUnknown extends Error {
+  constructor(readonly opId: string) {
+    super('sync: a bare echo of an op missing from the local log');
+    this.name = 'BareEchoUnknown';
+  }
+}
+
 /** Another runner holds the lease on this database. */
 export class LeaseLost extends Error {
   constructor() {
@@ -86,6 +97,12 @@ export interface EngineOptions {
    * ahead; it is used only when the committed cursor is the one it was asked with.
    */
   snapshotAhead?: boolean;
+  /**
+   * Ask the cloud for bare echoes (`echoes=bare`, default true): this device's ops that the cloud
+   * recorded exactly as sent come back without their payload (sync/README.md "Echoes"). False: every
+   * change with its payload (what an appliance from before bare echoes asks; tests).
+   */
+  bareEchoes?: boolean;
   /** Test hook: called at named points; throwing there simulates a crash at that point. */
   failpoint?: (name: FailPoint) => void | Promise<void>;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
@@ -287,12 +304,23 @@ export class SyncEngine {
     const { tenantId, deviceId } = await this.ensureReady();
     const state = (await this.readState())!;
     if (state.snapshot_cursor !== null) return this.snapshotPage(state, tenantId);
-    const res = await this.call<PullResponse>('GET', '/api/v1/sync/pull', {
-      query: { ...this.versions(), cursor: state.pull_cursor, limit: this.o.pullLimit ?? MAX_PULL_LIMIT, max_bytes: this.o.pullBytes ?? PULL_PAGE_BYTES, wait: opts.wait ?? 0 },
-      signal: opts.signal,
-    });
+    const ask = (bare: boolean, wait: number, signal?: AbortSignal) =>
+      this.call<PullResponse>('GET', '/api/v1/sync/pull', {
+        query: { ...this.versions(), cursor: state.pull_cursor, limit: this.o.pullLimit ?? MAX_PULL_LIMIT, max_bytes: this.o.pullBytes ?? PULL_PAGE_BYTES, wait, ...(bare ? { echoes: 'bare' } : {}) },
+        signal,
+      });
+    const res = await ask(this.o.bareEchoes !== false, opts.wait ?? 0, opts.signal);
     if (res.changes.length === 0 && res.next_cursor === state.pull_cursor) return { applied: 0, more: false, records: [] };
-    return this.applyPage(res, state.pull_cursor, tenantId, deviceId);
+    try {
+      return await this.applyPage(res, state.pull_cursor, tenantId, deviceId);
+    } catch (err) {
+      if (!(err instanceof BareEchoUnknown)) throw err;
+      // Nothing of the page was applied (its transaction rolled back): the same page with every payload.
+      this.o.log?.('sync: an echo of an op this appliance does not have (a restored database?); the page is fetched again with its payloads', { op_id: err.opId });
+      const full = await ask(false, 0);
+      if (full.changes.length === 0 && full.next_cursor === state.pull_cursor) return { applied: 0, more: false, records: [] };
+      return this.applyPage(full, state.pull_cursor, tenantId, deviceId);
+    }
   }
 
   private async applyPage(res: PullResponse, cursor: number, tenantId: string, deviceId: string): Promise<{ applied: number; more: boolean; records: ChangeRecord[] }> {
@@ -309,23 +337,43 @@ export class SyncEngine {
       // what was sent therefore changes nothing here and is skipped. Null: not known yet (a database
       // from before this rule): every echo is adopted, as then, until the first one sets it.
       let echoed = current.echoed_seq;
-      const ids = res.changes.map((c) => c.op_id);
+      // Bare echoes (`echoes=bare`): own ops the cloud recorded as sent, without their payload. One
+      // that this page skips needs nothing from the local log but its seq and origin; the others
+      // (an entity that adopts every echo, or `echoed` unknown) are adopted with the payload as stored here.
+      const textless = new Set<string>();
+      for (const c of res.changes) if (c.echo === 'same' && echoed !== null && this.echoSkippable(c)) textless.add(c.op_id);
       const known = new Map<string, { seq: number; origin: string; payload: string | null }>();
-      for (const part of chunks(ids)) {
+      for (const part of chunks(res.changes.filter((c) => !textless.has(c.op_id)).map((c) => c.op_id))) {
         const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin', 'payload']).where('tenant_id', '=', tenantId).where('op_id', 'in', part).execute();
         for (const r of rows) known.set(r.op_id, { seq: Number(r.seq), origin: r.origin, payload: r.origin === deviceId ? r.payload : null });
       }
+      for (const part of chunks([...textless])) {
+        const rows = await w.trx.selectFrom('change_log').select(['op_id', 'seq', 'origin']).where('tenant_id', '=', tenantId).where('op_id', 'in', part).execute();
+        for (const r of rows) known.set(r.op_id, { seq: Number(r.seq), origin: r.origin, payload: null });
+      }
       // What this page adopts: foreign changes new here, and echoes that differ from what was sent.
       // Equal as JSON values (key order aside: the cloud's validation may rebuild an object).
-      // Only for entities that allow it (EntityDescriptor.echo). Decided once per echo (`sameEcho`).
+      // Only for entities that allow it (EntityDescriptor.echo). Decided once per echo (`sameEcho`);
+      // a bare echo is equal by the cloud's word (it recorded the op as sent).
       const sameEcho = new Set<string>();
+      const changes: WireChange[] = [];
       for (const c of res.changes) {
         const local = known.get(c.op_id);
-        if (local?.payload != null && this.echoSkippable(c) && this.sameEcho(c, local.payload)) sameEcho.add(c.op_id);
-        // The sent payload's text is only needed for this comparison.
+        if (c.echo === 'same') {
+          // Not in the local log: its payload is unknown here. Nothing is written yet; the page is fetched again in full.
+          if (!local) throw new BareEchoUnknown(c.op_id);
+          if (local.origin === deviceId && this.echoSkippable(c)) sameEcho.add(c.op_id);
+          // Adopted (if at all) with the payload this device sent, which the cloud recorded as its own.
+          const { echo: _, ...rest } = c;
+          changes.push({ ...rest, payload: local.payload === null ? null : (JSON.parse(local.payload) as unknown) });
+        } else {
+          if (local?.payload != null && this.echoSkippable(c) && this.sameEcho(c, local.payload)) sameEcho.add(c.op_id);
+          changes.push(c);
+        }
+        // The sent payload's text is only needed for this comparison (or the adoption above).
         if (local) local.payload = null;
       }
-      const adopting = res.changes.filter((c) => {
+      const adopting = changes.filter((c) => {
         const local = known.get(c.op_id);
         return !local || (local.origin === deviceId && !(echoed !== null && sameEcho.has(c.op_id)));
       });
@@ -336,7 +384,7 @@ export class SyncEngine {
       const ctx = { side: 'appliance', tenantId, now: w.now, ...batch.context } as const;
       // The changes new here: not in the local log (the first of an op id the page holds twice).
       const fresh = new Map<string, WireChange>();
-      for (const c of res.changes) if (!known.has(c.op_id) && !fresh.has(c.op_id)) fresh.set(c.op_id, c);
+      for (const c of changes) if (!known.has(c.op_id) && !fresh.has(c.op_id)) fresh.set(c.op_id, c);
       // One of them an op of this device that its log lacks (a restored database): such a page records
       // each change after its apply, as before (the rebase reads this device's ops from the log, which
       // that op then joins).
@@ -369,7 +417,7 @@ export class SyncEngine {
         const written = await w.recordMany([...fresh.values()].map((c) => ({ entity: c.entity, entityId: c.entity_id, kind: c.kind, payload: c.payload, opId: c.op_id, origin: c.origin, createdAt: c.created_at })));
         records.push(...written);
       }
-      for (const c of res.changes) {
+      for (const c of changes) {
         const local = known.get(c.op_id);
         if (local && local.origin !== deviceId) continue; // applied before (a page seen twice)
         // Written above: only its first occurrence in the page is applied.

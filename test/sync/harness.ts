@@ -60,7 +60,7 @@ export async function createCloud(clock = new ManualClock()): Promise<TestApp> {
   return createTestApp({ clock, env: { ROLE: 'cloud', DATABASE_URL: 'postgres://127.0.0.1:5432/unused' } });
 }
 
-export async function createAppliance(transport: SyncTransport, opts: { clock?: ManualClock; handle?: DbHandle; schemaVersion?: number; protocolVersion?: number; pullLimit?: number; pushBatch?: number; snapshotLimit?: number; snapshotBytes?: number; bootstrap?: 'snapshot' | 'replay'; autoClose?: boolean } = {}): Promise<Appliance> {
+export async function createAppliance(transport: SyncTransport, opts: { clock?: ManualClock; handle?: DbHandle; schemaVersion?: number; protocolVersion?: number; pullLimit?: number; pushBatch?: number; snapshotLimit?: number; snapshotBytes?: number; bootstrap?: 'snapshot' | 'replay'; bareEchoes?: boolean; autoClose?: boolean } = {}): Promise<Appliance> {
   const clock = opts.clock ?? new ManualClock();
   const handle = opts.handle ?? openDb({ sqliteFile: ':memory:' });
   const config = loadConfig({ ROLE: 'local', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/restaurant-test' });
@@ -81,6 +81,7 @@ export async function createAppliance(transport: SyncTransport, opts: { clock?: 
       snapshotLimit: opts.snapshotLimit,
       snapshotBytes: opts.snapshotBytes,
       bootstrap: opts.bootstrap,
+      bareEchoes: opts.bareEchoes,
       failpoint: (name) => failpoint?.(name),
     });
   const app: Appliance = Object.assign(rt, {
