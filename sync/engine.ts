@@ -496,8 +496,9 @@ export class SyncEngine {
       // `snapshot`: rows of the cloud's own tables, their payloads' shape checked rather than the API's field rules (parsePayload).
       const ctx = { side: 'appliance', mode: 'adopt', snapshot: true, tenantId, now: w.now, ...batch.context } as const;
       // SQLite: the big tables' non-unique indexes are dropped at the first page (recorded in the same
-      // transaction) and built once over the loaded rows at the last (sync/join-indexes.ts).
-      if (cursor === '') await dropJoinIndexes(w.trx);
+      // transaction) and built once over the loaded rows at the last (sync/join-indexes.ts); a
+      // snapshot of one page keeps them.
+      if (cursor === '' && res.next_cursor !== null) await dropJoinIndexes(w.trx);
       for (const change of changes) {
         const descriptor = this.reg.descriptor(change.entity);
         if (!descriptor) {

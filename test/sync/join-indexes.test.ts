@@ -38,7 +38,7 @@ function tmpFile(): string {
 }
 
 /** A cloud tenant with orders (orders, items, status history), a device, and an appliance on a file asking for small snapshot pages. */
-async function joiningOnFile(file: string) {
+async function joiningOnFile(file: string, snapshotLimit = 3) {
   const cloud = await createCloud();
   const tenant = await cloud.seedTenant();
   const menu = await seedMenu(cloud, tenant.id);
@@ -47,7 +47,7 @@ async function joiningOnFile(file: string) {
   const { sync_key } = await cloud.services.sync.cloud.createDevice(tenant.id, 'Nieuwe kassa');
   const transport = new FakeTransport(() => cloud, sync_key);
   // Pages of 3 rows: the join takes several pages, so a crash can fall between them.
-  const open = () => createAppliance(transport, { handle: openDb({ sqliteFile: file }), snapshotLimit: 3, autoClose: false });
+  const open = () => createAppliance(transport, { handle: openDb({ sqliteFile: file }), snapshotLimit, autoClose: false });
   return { cloud, tenant, transport, open };
 }
 
@@ -143,6 +143,20 @@ describe('a snapshot join’s indexes', () => {
     expect(await indexes(first.handle.db)).toEqual(migrated);
     expect(await getMeta(first.handle.db, JOIN_INDEXES_KEY)).toBeUndefined();
     await first.close();
+  });
+
+  it('a snapshot of one page keeps them (no schema change at all)', async () => {
+    const file = tmpFile();
+    const { cloud, tenant, transport, open } = await joiningOnFile(file, 1000);
+    const appliance = await open();
+    onTestFinished(() => appliance.close());
+    const schemaVersion = async () => Number((await sql<{ schema_version: number }>`pragma schema_version`.execute(appliance.handle.db)).rows[0]!.schema_version);
+    const before = await schemaVersion();
+    await appliance.engine.syncOnce();
+    expect(transport.calls.filter((c) => c.path === '/api/v1/sync/snapshot')).toHaveLength(1);
+    expect(await schemaVersion()).toBe(before);
+    expect(await indexes(appliance.handle.db)).toEqual(await migratedIndexes());
+    expect(await replicatedState(appliance, tenant.id)).toEqual(await replicatedState(cloud, tenant.id));
   });
 
   it('does nothing on PostgreSQL (the cloud) and on a database without a meta table yet', async () => {
