@@ -10,7 +10,6 @@ import { createServices, type Services } from './modules/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { syncRegistry } from './modules/sync-descriptors.js';
 import { createSyncWorker, type SyncWorker } from '../sync/worker.js';
-import { restoreJoinIndexes } from '../sync/join-indexes.js';
 
 export interface Runtime {
   config: Config;
@@ -53,8 +52,6 @@ export async function createRuntime(
   if (handle.dialect === 'postgres') pgLib();
   const startup = { db_opened_ms: msNow() } as StartupMarks;
   try {
-    // A snapshot join cut short drops no index for good: those it dropped come back first (sync/join-indexes.ts).
-    if (handle.dialect === 'sqlite') await restoreJoinIndexes(handle.db);
     await migrateToLatest(handle.db, { pgSchema: handle.pgSchema });
     startup.migrated_ms = msNow();
     const clock = opts.clock ?? systemClock;

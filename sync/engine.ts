@@ -9,7 +9,6 @@ import type { SyncRegistry } from './registry.js';
 import { JsonText, type SyncTransport } from './transport.js';
 import { TxBatch } from './apply-helpers.js';
 import { chunks } from './batch-store.js';
-import { dropJoinIndexes, restoreJoinIndexes } from './join-indexes.js';
 import { RejectOp, type ApplyContext, type SyncChange } from './types.js';
 
 export const STATE_ID = 'appliance';
@@ -495,10 +494,6 @@ export class SyncEngine {
       const batch = new TxBatch(changes);
       // `snapshot`: rows of the cloud's own tables, their payloads' shape checked rather than the API's field rules (parsePayload).
       const ctx = { side: 'appliance', mode: 'adopt', snapshot: true, tenantId, now: w.now, ...batch.context } as const;
-      // SQLite: the big tables' non-unique indexes are dropped at the first page (recorded in the same
-      // transaction) and built once over the loaded rows at the last (sync/join-indexes.ts); a
-      // snapshot of one page keeps them.
-      if (cursor === '' && res.next_cursor !== null) await dropJoinIndexes(w.trx);
       for (const change of changes) {
         const descriptor = this.reg.descriptor(change.entity);
         if (!descriptor) {
@@ -509,7 +504,6 @@ export class SyncEngine {
         applied += 1;
       }
       await batch.flush(w.trx);
-      if (res.next_cursor === null) await restoreJoinIndexes(w.trx);
       await this.o.failpoint?.('pull.after_apply_before_cursor');
       await w.trx
         .updateTable('sync_state')
