@@ -493,7 +493,7 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
    */
   const sentAsIs = (op: WireOp, outcome: ApplyOutcome): boolean => outcome.payload === undefined || jsonEqual(outcome.payload, op.payload);
 
-  async function mergeOne(w: Writer, device: DeviceRow, op: WireOp, batch?: TxBatch): Promise<{ input: ChangeInput; conflict: string | null; outcome: ApplyOutcome }> {
+  async function mergeOne(w: Writer, device: DeviceRow, op: WireOp, batch?: TxBatch): Promise<{ input: ChangeInput; outcome: ApplyOutcome }> {
     const change = toChange(device, op);
     const descriptor = reg.descriptor(op.entity);
     if (!descriptor) throw new RejectOp(`Onbekend soort gegevens '${op.entity}'; deze wordt door de cloud (nog) niet gesynchroniseerd.`);
@@ -511,7 +511,6 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         origin: device.id,
         createdAt: op.created_at,
       },
-      conflict: outcome.conflict ?? null,
       outcome,
     };
   }
@@ -639,11 +638,11 @@ export function createSyncCloud(deps: { db: Db; changes: ChangeLog; clock: Clock
         try {
           const merged = await mergeOne(w, device, op, batch);
           if (safe) {
-            result = resultOf(op, merged.conflict, (await w.record({ ...merged.input, asSent: sentAsIs(op, merged.outcome) })).seq);
+            result = resultOf(op, merged.outcome.conflict ?? null, (await w.record({ ...merged.input, asSent: sentAsIs(op, merged.outcome) })).seq);
             await sql`release savepoint sync_op`.execute(w.trx);
           } else {
             deferred.push({ at: results.length, input: merged.input, op, outcome: merged.outcome });
-            result = resultOf(op, merged.conflict, null); // server_seq once recorded, below
+            result = resultOf(op, merged.outcome.conflict ?? null, null); // server_seq once recorded, below
           }
         } catch (err) {
           if (isTransientDbError(err)) throw err;
