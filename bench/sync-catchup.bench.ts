@@ -47,7 +47,7 @@ import { assertDurability } from './lib/seed.js';
 import { cloudAdminCookie, compareOrders, mib, rssSampler, sqliteCounter, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
 import { phaseFigures, phaseSampler, type PhaseMemory } from './lib/sync-counters.js';
 import { benchConfig } from './lib/tmp.js';
-import { cpuMsOf, pgCpuBetween, readPgCpu, tableBytes } from './lib/pg-cpu.js';
+import { cpuMsOf, machineCpuMs, pgCpuBetween, readPgCpu, tableBytes, threadCpuMsOf } from './lib/pg-cpu.js';
 import { nodeFlagsFrom, startServer, type BenchServer } from './lib/child.js';
 import { buildCompiledChildren } from './lib/compiled.js';
 import pg from 'pg';
@@ -929,6 +929,10 @@ async function catchupInChild(appliance: BenchServer, server: BenchServer, sampl
   // The cloud's own process CPU over the push (its Node work: parse, checks, apply; PostgreSQL's is above).
   const cloudBefore = cpuMsOf(server.child.pid!);
   let cloudPushMs: number | null = null;
+  // Where the machine's cores went over the push: all of it (/proc/stat), the cloud's main thread apart from its other threads.
+  const machineBefore = machineCpuMs();
+  const threadsBefore = threadCpuMsOf(server.child.pid!);
+  const split: { machine: { busy: number; total: number } | null; threads: Array<{ tid: number; ms: number }> } = { machine: null, threads: [] };
   sampler.phase('push');
   const r = await ask<{ pushMs: number; pullMs: number; pushBatches: number; pushedOps: number; pullPages: number; pulledChanges: number; httpPushMs: number; httpPullMs: number; pushBytes: number; pullBytes: { total: number; max: number }; applianceSql: CatchupResult['applianceSql']; end: NodeJS.MemoryUsage; peaks: PeaksByPhase; cpuMs: { push: number; pull: number } }>(appliance, { type: 'catchup' }, 'catchup-done', (m) => {
     if (m.type !== 'phase') return;
@@ -937,6 +941,10 @@ async function catchupInChild(appliance: BenchServer, server: BenchServer, sampl
     if (m.phase === 'pull') {
       const cloudAfter = cpuMsOf(server.child.pid!);
       if (cloudBefore !== null && cloudAfter !== null) cloudPushMs = cloudAfter - cloudBefore;
+      const machineAfter = machineCpuMs();
+      if (machineBefore && machineAfter) split.machine = { busy: machineAfter.busy - machineBefore.busy, total: machineAfter.total - machineBefore.total };
+      // Per thread of the cloud over the push (a thread that started meanwhile counts from its start), busiest first.
+      split.threads = [...threadCpuMsOf(server.child.pid!)].map(([tid, ms]) => ({ tid, ms: ms - (threadsBefore.get(tid) ?? 0) })).sort((a, b) => b.ms - a.ms);
       pgPush.cpuMs = readPgCpu(info.pgUrl).then((after) => pgCpuBetween(pgBefore, after));
       server.child.send({ type: 'sql-profile', action: 'print', label: 'push' });
       server.child.send({ type: 'sql-profile', action: 'reset', label: 'pull' });
@@ -945,6 +953,22 @@ async function catchupInChild(appliance: BenchServer, server: BenchServer, sampl
   sampler.phase('after');
   if (pgPush.cpuMs) console.log(`  PostgreSQL backends' CPU over the push (the cloud's database, /proc): ${((await pgPush.cpuMs) / 1000).toFixed(2)} s`);
   if (cloudPushMs !== null) console.log(`  the cloud process's own CPU over the push (/proc): ${(cloudPushMs / 1000).toFixed(2)} s, ${((cloudPushMs * 1000) / Math.max(1, r.pushedOps)).toFixed(0)} µs per pushed op`);
+  const { machine: machinePush, threads } = split;
+  const cloudMainPushMs = threads.find((t) => t.tid === server.child.pid)?.ms ?? null;
+  if (machinePush && cloudPushMs !== null && cloudMainPushMs !== null && pgPush.cpuMs) {
+    // The rest: the webhook receiver, the web shop and this bench process, and anything else on the machine.
+    const pgMs = await pgPush.cpuMs;
+    const rest = machinePush.busy - cloudPushMs - pgMs - r.cpuMs.push;
+    console.log(
+      `  the machine's cores over the push (/proc/stat): ${sec(machinePush.busy)} of ${sec(machinePush.total)} core-seconds busy (${((100 * machinePush.busy) / Math.max(1, machinePush.total)).toFixed(0)} %): ` +
+        `the cloud's main thread ${sec(cloudMainPushMs)} s and its other threads ${sec(cloudPushMs - cloudMainPushMs)} s (busiest: ${threads
+          .filter((t) => t.tid !== server.child.pid && t.ms > 0)
+          .slice(0, 4)
+          .map((t) => sec(t.ms))
+          .join(', ')} s; the webhook sender's worker thread, V8's GC and compiler threads, libuv's pool, the scrypt thread), ` +
+        `PostgreSQL ${sec(pgMs)} s, the appliance ${sec(r.cpuMs.push)} s, the rest ${sec(Math.max(0, rest))} s (the webhook receiver, the web shop, this bench)`,
+    );
+  }
   console.log(`  appliance child's own memory at its peaks (MiB; V8 heap committed/used, of it new space; external, of it array buffers): ${peaksLine(r.peaks)}; its CPU push ${sec(r.cpuMs.push)} s, pull ${sec(r.cpuMs.pull)} s`);
   server.child.send({ type: 'sql-profile', action: 'print', label: 'pull' });
   const during = await shop.stop();

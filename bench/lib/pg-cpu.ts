@@ -22,6 +22,45 @@ export function cpuMsOf(pid: number): number | null {
   }
 }
 
+/** utime + stime of each thread of a process by thread id, ms (empty when the process is gone). */
+export function threadCpuMsOf(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/**
+ * The whole machine's CPU so far (the first line of /proc/stat), ms summed over its cores: `busy`
+ * (everything but idle and iowait) and `total`. Null where there is no /proc/stat. With two readings
+ * it says how many of the cores' seconds a phase used, whoever used them.
+ */
+export function machineCpuMs(): { busy: number; total: number } | null {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const [, ...values] = line.trim().split(/\s+/);
+    const n = values.map(Number);
+    const total = n.slice(0, 8).reduce((a, b) => a + b, 0);
+    const idle = (n[3] ?? 0) + (n[4] ?? 0);
+    return { busy: (total - idle) * TICK_MS, total: total * TICK_MS };
+  } catch {
+    return null;
+  }
+}
+
 export interface PgCpuReading {
   at: Map<number, number>;
 }
