@@ -245,10 +245,16 @@ describeBrowser('the manager runs the restaurant from the app (issue 26)', () =>
     await del.click();
     await page.click('#confirm-yes');
     await page.locator('#user-list tr[data-user="Tijdelijke kracht"]').waitFor({ state: 'detached' });
-    expect((await r.api('GET', '/users')).data.map((u: { name: string }) => u.name)).not.toContain('Tijdelijke kracht');
+    // Only that one: the others are still there, in the list and in the API.
+    const names = (await r.api('GET', '/users')).data.map((u: { name: string }) => u.name);
+    expect(names).not.toContain('Tijdelijke kracht');
+    expect(names).toContain('Sanne');
+    await page.locator('#user-list tr[data-user="Sanne"]').waitFor();
   }, 60_000);
 
   it('a PIN changes in its own dialog (typed twice, never shown), and a wage and job are edited', async () => {
+    // Said at once if an earlier test took Sanne away (a CI run once found her gone here and hung on her row).
+    expect((await r.api('GET', '/users')).data.map((u: { name: string }) => u.name)).toContain('Sanne');
     const page = await r.admin();
     await screenReady(page, '/beheer/medewerkers', r.base, r.slug);
     await page.click('#user-list tr[data-user="Sanne"] [data-action="pin"]');
