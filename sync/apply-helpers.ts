@@ -128,7 +128,7 @@ export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: st
     }
   }
   // A schema marked by `pushedPayload` runs zod's compiled fast path; what it does not accept goes through the schema itself (the same issues).
-  const r = ((compiledPayloads.get(schema) as z.ZodType<T> | undefined) ?? schema).safeParse(payload);
+  const r = ((compiledPayloadOf(schema) as z.ZodType<T> | undefined) ?? schema).safeParse(payload);
   if (r.success) return r.data;
   // The API's own Dutch sentence for the first problem, e.g. "'items.0.quantity' moet maximaal 999 zijn."
   const first = r.error.issues[0];
@@ -138,8 +138,11 @@ export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: st
   throw new RejectOp(`Ongeldige wijziging voor ${what}: ${sentence.replace(/\.$/, '')}.`);
 }
 
-/** The compiled twins (`z.compile`) of the payload schemas marked by `pushedPayload`. */
-const compiledPayloads = new WeakMap<object, z.ZodType>();
+/**
+ * The payload schemas marked by `pushedPayload`: their compiled twin (`z.compile`) once made, `false`
+ * if zod could not compile the schema, `null` while no parse has asked for it yet.
+ */
+const compiledPayloads = new WeakMap<object, z.ZodType | false | null>();
 /** Every schema marked by `pushedPayload`, by name (for the differential test: test/sync/push-payload-compiled.property.test.ts). */
 export const PUSHED_PAYLOADS = new Map<string, z.ZodType>();
 
@@ -149,17 +152,26 @@ export const PUSHED_PAYLOADS = new Map<string, z.ZodType>();
  * (`z.compile`: generated code for the schema's types, formats, lengths, ranges, defaults and
  * refinements, the same parsed value). An input the compiled code does not accept is parsed by the
  * schema itself, so what is refused is refused with the same issues, hence the same Dutch sentence.
- * A schema zod cannot compile is returned as it is (the runtime parser). Returns `schema` itself.
+ * The copy is made at the schema's first parse, not at start-up (≈ 15–20 ms for all of them, which a
+ * process that never parses a pushed op would pay for nothing). A schema zod cannot compile stays on
+ * the runtime parser. Returns `schema` itself.
  */
 export function pushedPayload<S extends z.ZodType>(name: string, schema: S): S {
-  const compiled = z.compile(schema);
-  if (compiled !== schema) compiledPayloads.set(schema, compiled);
+  compiledPayloads.set(schema, null);
   PUSHED_PAYLOADS.set(name, schema);
   return schema;
 }
 
-/** The compiled twin `parsePayload` uses for a schema marked by `pushedPayload`, if zod could compile it. */
-export const compiledPayloadOf = (schema: z.ZodType): z.ZodType | undefined => compiledPayloads.get(schema);
+/** The compiled twin `parsePayload` uses for a schema marked by `pushedPayload` (made now if not yet), if zod could compile it. */
+export function compiledPayloadOf(schema: z.ZodType): z.ZodType | undefined {
+  let compiled = compiledPayloads.get(schema);
+  if (compiled === null) {
+    const made = z.compile(schema);
+    compiled = made === schema ? false : made;
+    compiledPayloads.set(schema, compiled);
+  }
+  return compiled || undefined;
+}
 
 /**
  * A reference inside a pushed payload (a product's category, an order's table ...) must name a row
