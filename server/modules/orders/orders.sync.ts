@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/connection.js';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { bulkUpdateById, insertRows, isPostgres } from '../../db/bulk.js';
 import type { OrderCourseFiresTable, OrderDiscountsTable, OrderItemsTable, OrderItemVoidsTable, OrdersTable, OrderStatusHistoryTable } from '../../db/database.js';
 import { assertTenantRefs, insertIfAbsent, insertManyIfAbsent, parsePayload, pushedPayload } from '../../../sync/apply-helpers.js';
@@ -994,18 +994,20 @@ export const ordersSync: EntityDescriptor[] = [
       const first = ids[0]!;
       const last = ids[ids.length - 1]!;
       const stepOrders = db.selectFrom('orders').select('id').where('tenant_id', '=', tenantId).where('id', '>=', first).where('id', '<=', last);
+      // The five child tables below each name their order `order_id`.
+      const ofStep = sql<boolean>`order_id >= ${first} and order_id <= ${last} and order_id in ${stepOrders}`;
       const items = new Map<string, OrderItemsTable[]>(ids.map((id) => [id, []]));
-      for (const i of await db.selectFrom('order_items').selectAll().where('order_id', '>=', first).where('order_id', '<=', last).where('order_id', 'in', stepOrders).orderBy('order_id').orderBy('position').execute()) items.get(i.order_id)?.push(i);
+      for (const i of await db.selectFrom('order_items').selectAll().where(ofStep).orderBy('order_id').orderBy('position').execute()) items.get(i.order_id)?.push(i);
       const history = new Map<string, OrderStatusHistoryTable[]>(ids.map((id) => [id, []]));
-      for (const h of await db.selectFrom('order_status_history').selectAll().where('order_id', '>=', first).where('order_id', '<=', last).where('order_id', 'in', stepOrders).orderBy('created_at').orderBy('id').execute()) history.get(h.order_id)?.push(h);
+      for (const h of await db.selectFrom('order_status_history').selectAll().where(ofStep).orderBy('created_at').orderBy('id').execute()) history.get(h.order_id)?.push(h);
       // Fires and voids travel with their order (a new appliance shows who fired and voided what).
       const wire = <T extends { tenant_id: string; order_id: string }>({ tenant_id: _t, order_id: _o, ...rest }: T) => rest;
       const fires = new Map<string, Array<Omit<OrderCourseFiresTable, 'tenant_id' | 'order_id'>>>(ids.map((id) => [id, []]));
-      for (const f of await db.selectFrom('order_course_fires').selectAll().where('order_id', '>=', first).where('order_id', '<=', last).where('order_id', 'in', stepOrders).orderBy('order_id').orderBy('course').execute()) fires.get(f.order_id)?.push(wire(f));
+      for (const f of await db.selectFrom('order_course_fires').selectAll().where(ofStep).orderBy('order_id').orderBy('course').execute()) fires.get(f.order_id)?.push(wire(f));
       const voids = new Map<string, Array<Omit<OrderItemVoidsTable, 'tenant_id' | 'order_id'>>>(ids.map((id) => [id, []]));
-      for (const v of await db.selectFrom('order_item_voids').selectAll().where('order_id', '>=', first).where('order_id', '<=', last).where('order_id', 'in', stepOrders).orderBy('order_id').orderBy('created_at').orderBy('id').execute()) voids.get(v.order_id)?.push(wire(v));
+      for (const v of await db.selectFrom('order_item_voids').selectAll().where(ofStep).orderBy('order_id').orderBy('created_at').orderBy('id').execute()) voids.get(v.order_id)?.push(wire(v));
       const discounts = new Map<string, OrderDiscountsTable[]>(ids.map((id) => [id, []]));
-      for (const d of await db.selectFrom('order_discounts').selectAll().where('order_id', '>=', first).where('order_id', '<=', last).where('order_id', 'in', stepOrders).orderBy('order_id').orderBy('created_at').orderBy('id').execute()) discounts.get(d.order_id)?.push(d);
+      for (const d of await db.selectFrom('order_discounts').selectAll().where(ofStep).orderBy('order_id').orderBy('created_at').orderBy('id').execute()) discounts.get(d.order_id)?.push(d);
       const changes = rows.map((r) => ({
         entity: 'order',
         entity_id: r.id,
