@@ -232,8 +232,8 @@ class StockBatch implements BatchState {
     for (const s of shared) {
       const level = levels.get(pairKey(s.pair));
       if (!level) return false;
-      const sorted = [...s.rows].sort((a, b) => replayOrder(a.row, b.row));
-      if (level.last_booked_at !== null && replayOrder(sorted[0]!.row, { booked_at: level.last_booked_at, id: level.last_id ?? '' }) <= 0) return false;
+      const earliest = s.rows.reduce((a, b) => (replayOrder(b.row, a.row) < 0 ? b : a)).row;
+      if (level.last_booked_at !== null && replayOrder(earliest, { booked_at: level.last_booked_at, id: level.last_id ?? '' }) <= 0) return false;
     }
     const { inserted, written } = await this.writeSlotsWith(trx, slots, levels);
     for (let i = 0; i < segments.length; i++) {
