@@ -85,7 +85,9 @@ export interface ApplyOutcome {
   /**
    * The entity's state after the apply, in the same shape as the change's payload: the cloud records
    * it in its change log (state down), so appliances adopt the merged result. Omitted: the change's
-   * own payload is recorded.
+   * own payload is recorded. Only the cloud reads it: an appliance (`side: 'appliance'`: a pull page,
+   * a rebase, a snapshot page) never reads an apply's outcome, so a descriptor may leave out there
+   * what is costly to make (an order's DTO, a stock change's movements; bench/README.md "Session 18, join").
    */
   payload?: unknown;
   /**

@@ -562,7 +562,7 @@ async function addHistory(trx: Tx, change: SyncChange, h: OrderStatusHistoryTabl
   else await insertIfAbsent(trx, 'order_status_history', row);
 }
 
-async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx: ApplyContext): Promise<{ conflict?: string; idempotency_key?: string | null; order?: Order }> {
+async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx: ApplyContext): Promise<{ conflict?: string; idempotency_key?: string | null; order?: Order; inserted?: true }> {
   const p = change.payload as CreatedPayload;
   const o = p?.order;
   if (!o || o.id !== change.entity_id || !Array.isArray(o.items) || typeof o.number !== 'string' || typeof p.business_day !== 'string') {
@@ -653,8 +653,9 @@ async function applyCreated(trx: Tx, store: OrderStore, change: SyncChange, ctx:
   await store.insert(row, items);
   await addHistory(trx, change, p.history, ctx);
   // Just inserted: the resulting state is these rows (items by position), no need to read them back.
-  const order = orderState(row, items);
-  return notes.length ? { conflict: notes.join(' '), idempotency_key: key, order } : { order };
+  // Only the cloud records it (an appliance never reads an apply's answer).
+  const order = ctx.side === 'cloud' ? orderState(row, items) : undefined;
+  return notes.length ? { conflict: notes.join(' '), idempotency_key: key, order, inserted: true } : { order, inserted: true };
 }
 
 const PushedFire = pushedPayload('order.course_fired', z.object({
@@ -902,11 +903,14 @@ export const ordersSync: EntityDescriptor[] = [
       const store = await orderStore.of(trx, ctx);
       let conflict: string | undefined;
       let merged: Record<string, unknown> = {};
-      let order: Order;
+      // The order's state after the op, which the cloud records as the op's payload. An appliance
+      // never reads an apply's answer (sync/engine.ts), so there it is not made: undefined.
+      const answers = ctx.side === 'cloud';
+      let order: Order | undefined;
       if (change.kind === 'order.created') {
         const r = await applyCreated(trx, store, change, ctx);
         conflict = r.conflict;
-        order = r.order ?? (await snapshot(store, change.entity_id));
+        order = r.order ?? (answers ? await snapshot(store, change.entity_id) : undefined);
         if (r.idempotency_key !== undefined) merged = { idempotency_key: r.idempotency_key };
       } else if (change.kind === 'order.discounted' || change.kind === 'order.customer_attached') {
         // Rare ops as well (the till): pending orders written first, then the rows directly.
@@ -946,9 +950,9 @@ export const ordersSync: EntityDescriptor[] = [
         }
         // The resulting state: the row as read plus this patch; a status or payment change leaves the items as they are.
         if (Object.keys(patch).length > 0) {
-          order = orderState({ ...row, ...patch }, found.items);
+          if (answers) order = orderState({ ...row, ...patch }, found.items);
           await store.update(row.id, patch);
-        } else {
+        } else if (answers) {
           order = orderState(row, found.items);
         }
       } else if (change.kind === 'order.snapshot') {
@@ -956,7 +960,7 @@ export const ordersSync: EntityDescriptor[] = [
         if (ctx.mode !== 'adopt') throw new RejectOp('Een momentopname van een bestelling komt alleen uit de cloud.');
         const p = change.payload as CreatedPayload & { history_rows?: OrderStatusHistoryTable[] };
         const created = await applyCreated(trx, store, change, ctx);
-        if (created.order) {
+        if (created.order || created.inserted) {
           order = created.order;
         } else {
           // Already here (a page applied again): take the cloud's status and payment as a pull would.
@@ -968,7 +972,7 @@ export const ordersSync: EntityDescriptor[] = [
           if (typeof p.order.updated_at === 'string' && p.order.updated_at !== found.row.updated_at) patch.updated_at = p.order.updated_at;
           Object.assign(patch, tillColumns(found.row, p));
           if (Object.keys(patch).length > 0) await store.update(change.entity_id, patch);
-          order = toOrderDto({ ...found.row, ...patch }, found.items);
+          if (answers) order = toOrderDto({ ...found.row, ...patch }, found.items);
         }
         for (const h of Array.isArray(p.history_rows) ? p.history_rows : []) await addHistory(trx, change, h, ctx);
         await adoptFiresAndVoids(trx, store, change, p);

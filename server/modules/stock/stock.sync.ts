@@ -89,6 +89,14 @@ const recipeSync: EntityDescriptor = {
   },
 };
 
+/** A movement of a payload as a ledger row of this tenant: its known columns (as `pick` keeps them) and the tenant, in one object. */
+function movementRow(m: Record<string, unknown>, tenantId: string): MovementRow {
+  const row: Record<string, unknown> = {};
+  for (const k of MOVEMENT_COLUMNS) if (k in m) row[k] = m[k];
+  row.tenant_id = tenantId;
+  return row as unknown as MovementRow;
+}
+
 const pairKey = (p: Pair) => `${p.product_id}\u0000${p.location_id}`;
 const sameRow = (a: Record<string, unknown>, b: Record<string, unknown>) => MOVEMENT_COLUMNS.every((c) => (a[c] ?? null) === (b[c] ?? null));
 
@@ -376,7 +384,7 @@ const movementsSync: EntityDescriptor = {
     if (change.kind === 'stock.snapshot' && ctx.mode !== 'adopt') throw new RejectOp('Een momentopname van de voorraad komt alleen uit de cloud.');
     const p = parsePayload(PushedMovements, change.payload, 'een voorraadmutatie', ctx);
     const tenantId = change.tenant_id;
-    const incoming = p.movements.map((m) => ({ ...pick<MovementRow>(m, MOVEMENT_COLUMNS), tenant_id: tenantId }) as MovementRow);
+    const incoming = p.movements.map((m) => movementRow(m, tenantId));
     const staffOut = (list: MovementRow[]) => list.filter((m) => m.source === 'staff' && GUARDED_TYPES.has(m.type) && m.quantity_milli < 0);
     const below: string[] = [];
     const checkBelow = async (pairs: Pair[]) => void below.push(...(await belowZero(trx, tenantId, pairs)));
@@ -386,12 +394,13 @@ const movementsSync: EntityDescriptor = {
     if (batch) {
       await batch.assertRefs(trx, 'products', incoming.map((m) => m.product_id), 'Het product');
       await batch.assertRefs(trx, 'locations', incoming.map((m) => m.location_id), 'De locatie');
-      const wire = incoming.map(movementWire);
+      // The answer's movements (what the cloud records); an appliance never reads an apply's answer, so it keeps none.
+      const wire = ctx.side === 'cloud' ? incoming.map(movementWire) : [];
       incoming.forEach((m, index) => {
         const earlier = batch.queuedSlot(m.id);
         if (earlier && earlier.row.tenant_id !== tenantId) throw new RejectOp('Deze voorraadmutatie hoort bij een ander restaurant.');
         if (!earlier || (ctx.mode === 'adopt' && !sameRow(earlier.row as never, m as never))) batch.queue({ row: m, mode: ctx.mode, wire, index });
-        else wire[index] = movementWire(earlier.row);
+        else if (ctx.side === 'cloud') wire[index] = movementWire(earlier.row);
       });
       // A staff removal merged in may take a level below zero: that needs the level now, not at the end of the batch.
       const out = ctx.mode === 'merge' ? staffOut(incoming) : [];
