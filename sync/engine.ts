@@ -391,21 +391,23 @@ export class SyncEngine {
       const ownFresh = [...fresh.values()].some((c) => c.origin === deviceId);
       // Of the adopted entities, those with own ops that may need re-applying on top: not yet echoed
       // (or, while `echoed` is unknown, not yet acknowledged), and not rejected by the cloud. One lookup
-      // per page; it can only over-approximate (`echoed` and `acked` only grow within the page).
-      const pendingEntities = new Set<string>();
+      // per page, with each entity's last own op: an adoption rebases only when that op is after the
+      // `echoed` (or `acked`) of that moment, which grows within the page (the echo of an entity's last
+      // own op, e.g. a loyalty earn's, has nothing left to re-apply: no read of the log for it).
+      const pendingEntities = new Map<string, number>();
       const adoptIds = [...new Set(adopting.map((c) => c.entity_id))];
       const after = echoed ?? acked;
       for (const part of chunks(adoptIds)) {
         const rows = await w.trx
           .selectFrom('change_log')
-          .select(['entity', 'entity_id'])
-          .distinct()
+          .select(['entity', 'entity_id', (eb) => eb.fn.max('seq').as('last')])
           .where('tenant_id', '=', tenantId)
           .where('entity_id', 'in', part)
           .where('origin', '=', deviceId)
           .where('seq', '>', after)
+          .groupBy(['entity', 'entity_id'])
           .execute();
-        for (const r of rows) pendingEntities.add(`${r.entity}\u0000${r.entity_id}`);
+        for (const r of rows) pendingEntities.set(`${r.entity}\u0000${r.entity_id}`, Number(r.last));
       }
       // The new changes go into the local change log together, before any is applied: one seq
       // allocation and multi-row inserts instead of two statements per change, the same rows and seqs
@@ -435,7 +437,9 @@ export class SyncEngine {
         const descriptor = this.reg.descriptor(c.entity);
         if (descriptor) {
           await descriptor.apply(w.trx, change, { ...ctx, mode: 'adopt' });
-          if (pendingEntities.has(`${c.entity}\u0000${c.entity_id}`)) await this.rebase(w.trx, change, echoed ?? acked, { ...ctx, mode: 'merge' }, deviceId);
+          // A page that records own ops after their apply (`ownFresh`) adds later own ops to the log: it rebases as before.
+          const last = pendingEntities.get(`${c.entity}\u0000${c.entity_id}`);
+          if (last !== undefined && (ownFresh || last > (echoed ?? acked))) await this.rebase(w.trx, change, echoed ?? acked, { ...ctx, mode: 'merge' }, deviceId);
         } else {
           this.o.log?.('sync: change of an entity this version does not know; kept in the change log, not applied', { entity: c.entity, kind: c.kind });
         }
