@@ -153,10 +153,13 @@ export interface EntityDescriptor {
   echo?: 'skip-equal';
   /**
    * Kinds of an entity without `echo` whose echoes may be skipped all the same when equal: changes
-   * that write no row on either side (a table's announced status, which every node derives itself),
-   * so adopting one is a no-op and re-applying the device's later ops on top of it (the rebase)
-   * changes nothing. Without it, a week's outage re-applied each table's remaining own ops after
-   * every one of its announcements: quadratic (bench/README.md, "Sync pull and join, session 14").
+   * whose adoption, when equal, changes nothing here and whose rebase (re-applying the device's later
+   * ops on top) changes nothing either, argued per kind in sync/README.md "Echoes": a table's
+   * announced status writes no row on either side (each node derives its own); a bill's round or
+   * payment is a ledger row this node holds already, and a closed bill is written by no other bill's
+   * adoption (its opened and moved echoes are adopted: another bill's adoption may have merged it).
+   * Without it, a week's outage re-applied each table's remaining own ops after every one of its
+   * announcements: quadratic (bench/README.md, "Sync pull and join, session 14").
    */
   echoKinds?: readonly string[];
   /**

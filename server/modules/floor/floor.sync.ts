@@ -535,6 +535,11 @@ const billRow = (b: z.infer<typeof BillRow>, tenantId: string): BillsTable => ({
 const billDescriptor: EntityDescriptor = {
   entity: 'bill',
   merge: 'monotonic-status',
+  // Equal echoes skipped for these kinds only (sync/README.md "Echoes", bills): a round or payment is a
+  // ledger row this node holds under its id, and a closed bill is no longer written by another bill's
+  // adoption. An opened or moved bill's echo is adopted: an adopted open bill of the same table may
+  // have merged this node's bill meanwhile, and only that echo opens it again.
+  echoKinds: ['bill.round_added', 'bill.payment_recorded', 'bill.closed'],
   tables: ['bills', 'bill_rounds', 'bill_payments'],
   async apply(trx, change, ctx) {
     const tenantId = change.tenant_id;
