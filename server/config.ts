@@ -33,6 +33,8 @@ const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: boolish.default(false),
   /** Where webhooks are sent from (docs/partners.md "Sender thread"): default `thread` in the cloud (on PostgreSQL), `inline` on the appliance. */
   WEBHOOK_SENDER: z.enum(['inline', 'thread']).optional(),
+  /** The sender thread's nice value on Linux (docs/partners.md "Sender thread"): 0 = the process's own priority, 19 = the lowest. */
+  WEBHOOK_SENDER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   MOLLIE_API_KEY: z.string().regex(/^(test|live)_\w{20,}$/, "moet beginnen met test_ of live_ (de API-sleutel uit het Mollie-dashboard)").optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional(),
   /** `simulator` chooses the built-in payment simulator explicitly (a cloud needs a provider: MOLLIE_API_KEY or this); `mollie` needs MOLLIE_API_KEY. */
@@ -68,6 +70,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** WEBHOOK_SENDER: `thread` sends webhooks from a worker thread with its own database pool (PostgreSQL only; SQLite always sends inline). */
   webhookSender: 'inline' | 'thread';
+  /** WEBHOOK_SENDER_NICE: the sender thread's nice value on Linux (customer-facing work first, deliveries in the CPU left over). */
+  webhookSenderNice: number;
   /** Payments (docs/payments.md): the Mollie key (unset: the built-in simulator), where guests and Mollie reach this server, and the Mollie API endpoint override for tests. */
   mollieApiKey?: string;
   publicBaseUrl?: string;
@@ -130,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bodyLimit: e.BODY_LIMIT_BYTES,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     webhookSender: e.WEBHOOK_SENDER ?? (e.ROLE === 'cloud' ? 'thread' : 'inline'),
+    webhookSenderNice: e.WEBHOOK_SENDER_NICE,
     mollieApiKey: e.MOLLIE_API_KEY,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     mollieApiEndpoint: e.MOLLIE_API_ENDPOINT,

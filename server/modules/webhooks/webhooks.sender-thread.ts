@@ -6,7 +6,7 @@ import { WEBHOOK_CONSUMER, webhooksConsumer } from './webhooks.consumer.js';
 import { DeliveryWorker } from './webhooks.delivery.js';
 import { sendDelivery, systemResolver, type SendNet } from './webhooks.outbound.js';
 import { webhooksRepository } from './webhooks.repository.js';
-import type { FromThread, SenderThreadData, ToThread } from './webhooks.thread.js';
+import { lowerThreadPriority, type FromThread, type SenderThreadData, type ToThread } from './webhooks.thread.js';
 
 /**
  * The sender thread (webhooks.thread.ts): the delivery queue's worker and the webhooks change-log
@@ -20,6 +20,10 @@ if (!port) throw new Error('webhooks.sender-thread: alleen als worker thread te 
 const data = workerData as SenderThreadData;
 const send = (m: FromThread) => port.postMessage(m);
 const report = (err: unknown) => send({ type: 'error', message: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
+
+// Customer-facing work first (webhooks.thread.ts SENDER_NICE): this thread's own nice value, before it does anything.
+const priority = lowerThreadPriority(data.nice);
+if (priority) send({ type: 'priority', ...priority });
 
 const handle = openDb({ ...data.connection, pgPoolSize: 3 });
 const net: SendNet = { resolve: systemResolver, timeoutMs: data.timeoutMs, allowPrivate: data.allowPrivate };

@@ -12,7 +12,7 @@ import { deliveryBodies, SlugCache } from './webhooks.bodies.js';
 import { WEBHOOK_CONSUMER, webhooksConsumer } from './webhooks.consumer.js';
 import { MANAGED_IN_CLOUD } from '../apikeys/apikeys.service.js';
 import { AddressNotFound, AddressRefused, resolveChecked, sendDelivery, systemResolver, type SendNet } from './webhooks.outbound.js';
-import { ThreadSender, type Sender } from './webhooks.thread.js';
+import { SENDER_NICE, ThreadSender, type Sender } from './webhooks.thread.js';
 import type { OpenDbOptions } from '../../db/connection.js';
 import { webhooksRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
 import {
@@ -92,6 +92,8 @@ export interface WebhooksConfig {
   webhookAllowPrivate: boolean;
   /** WEBHOOK_SENDER: `thread` sends from a worker thread with its own pool (PostgreSQL only). */
   webhookSender: 'inline' | 'thread';
+  /** WEBHOOK_SENDER_NICE: the sender thread's nice value on Linux (webhooks.thread.ts `lowerThreadPriority`). */
+  webhookSenderNice?: number;
 }
 
 export const isWebhookSender = (config: Pick<WebhooksConfig, 'role' | 'cloudUrl'>): boolean => config.role === 'cloud' || !config.cloudUrl;
@@ -156,7 +158,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
    * never hold up the requests and sync pushes this process serves. Tests that do not listen drive
    * `worker` by hand either way.
    */
-  const sender: Sender = config.webhookSender === 'thread' && deps.connection ? new ThreadSender({ connection: deps.connection, allowPrivate: net.allowPrivate, timeoutMs: net.timeoutMs, role: config.role, fallback: worker, onError }) : worker;
+  const sender: Sender = config.webhookSender === 'thread' && deps.connection ? new ThreadSender({ connection: deps.connection, allowPrivate: net.allowPrivate, timeoutMs: net.timeoutMs, role: config.role, nice: config.webhookSenderNice ?? SENDER_NICE, fallback: worker, onError }) : worker;
 
   /**
    * Per tenant, the event types its live subscriptions receive, as the consumer's batches last read

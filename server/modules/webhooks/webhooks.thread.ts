@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -8,6 +9,33 @@ import type { Role } from '../../shared/role.js';
 
 /** How long close() lets the thread finish its bookkeeping before it is terminated (the cloud exits within 2 s of SIGTERM). */
 export const CLOSE_MS = 1000;
+
+/**
+ * The sender thread's nice value by default (WEBHOOK_SENDER_NICE; docs/partners.md "Sender thread"):
+ * on a busy node the customer-facing work (sync pushes, public orders, the API) on the main thread
+ * gets the CPU first and the deliveries the CPU left over; on an idle node nothing waits, since a
+ * nice value only matters while another thread wants the same core.
+ */
+export const SENDER_NICE = 10;
+
+/**
+ * Lowers the calling thread's priority to `nice` (Linux: the nice value is per thread; the thread's
+ * id from /proc/thread-self). Never raises it (a process started with a higher nice value keeps it,
+ * and lowering a nice value needs a privilege) and never throws: elsewhere (Windows, macOS) and where
+ * /proc is missing it does nothing. Returns the thread id and the nice value it runs at, or null.
+ */
+export function lowerThreadPriority(nice: number): { tid: number; nice: number } | null {
+  if (process.platform !== 'linux' || !(nice > 0)) return null;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid) || tid <= 0) return null;
+    const now = os.getPriority(tid);
+    if (now < nice) os.setPriority(tid, Math.min(19, nice));
+    return { tid, nice: os.getPriority(tid) };
+  } catch {
+    return null;
+  }
+}
 
 /** What runs the delivery queue on a sending node: the inline DeliveryWorker or the sender thread. */
 export interface Sender {
@@ -29,6 +57,8 @@ export interface SenderThreadData {
   timeoutMs: number;
   /** The node's role (the consumer sends nothing on an appliance bound to a cloud). */
   role: Role;
+  /** The thread's nice value (WEBHOOK_SENDER_NICE; Linux only, `lowerThreadPriority`); 0: the process's own. */
+  nice: number;
 }
 
 /**
@@ -37,11 +67,16 @@ export interface SenderThreadData {
  * at that moment (handed back with `subscribed`).
  */
 export type ToThread = { type: 'kick'; wholeQueue: boolean } | { type: 'run'; id: number } | { type: 'close' } | { type: 'consume'; tenantId: string; late: boolean; epoch: number };
-/** `subscribed`: a consumer batch in the thread read the tenant's subscriptions (their event types), after wake-ups up to `epoch`. */
+/**
+ * `subscribed`: a consumer batch in the thread read the tenant's subscriptions (their event types),
+ * after wake-ups up to `epoch`. `priority`: the thread runs as Linux thread `tid` at nice value
+ * `nice` (sent once at its start, when `lowerThreadPriority` applied).
+ */
 export type FromThread =
   | { type: 'ran'; id: number; attempts: number }
   | { type: 'error'; message: string; stack?: string }
   | { type: 'closed' }
+  | { type: 'priority'; tid: number; nice: number }
   | { type: 'subscribed'; tenantId: string; events: string[]; epoch: number };
 
 export interface ThreadSenderOptions extends SenderThreadData {
@@ -93,6 +128,9 @@ export class ThreadSender implements Sender {
 
   constructor(private readonly opts: ThreadSenderOptions) {}
 
+  /** The running thread's Linux thread id and nice value, once it reported them (diagnostics, tests). */
+  priority: { tid: number; nice: number } | null = null;
+
   /** Whether the thread is running (diagnostics, tests). */
   get running(): boolean {
     return this.thread !== null;
@@ -100,7 +138,7 @@ export class ThreadSender implements Sender {
 
   start(): void {
     if (this.thread || this.closed) return;
-    const data: SenderThreadData = { connection: this.opts.connection, allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs, role: this.opts.role };
+    const data: SenderThreadData = { connection: this.opts.connection, allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs, role: this.opts.role, nice: this.opts.nice };
     let thread: Worker;
     try {
       const entry = threadEntry();
@@ -122,11 +160,16 @@ export class ThreadSender implements Sender {
         this.opts.onError(Object.assign(new Error(m.message), { stack: m.stack }));
       } else if (m.type === 'subscribed') {
         this.onSubscribed?.(m.tenantId, new Set(m.events), m.epoch);
+      } else if (m.type === 'priority') {
+        this.priority = { tid: m.tid, nice: m.nice };
       }
     });
     thread.on('error', (err) => this.opts.onError(err));
     thread.on('exit', (code) => {
-      if (this.thread === thread) this.thread = null;
+      if (this.thread === thread) {
+        this.thread = null;
+        this.priority = null;
+      }
       for (const done of this.waiting.values()) done(0);
       this.waiting.clear();
       if (this.closed) return;

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ThreadSender } from '../../../../server/modules/webhooks/webhooks.thread.js';
+import { loadConfig } from '../../../../server/config.js';
+import { SENDER_NICE, ThreadSender } from '../../../../server/modules/webhooks/webhooks.thread.js';
 import { webhooksRepository } from '../../../../server/modules/webhooks/webhooks.repository.js';
 import { systemClock } from '../../../../server/shared/clock.js';
 import { createTestApp } from '../../../helpers/app.js';
@@ -95,5 +98,60 @@ describe('webhook sender thread', () => {
 
     await t.app.close();
     expect(sender.running).toBe(false);
+  });
+
+  it('runs the thread at WEBHOOK_SENDER_NICE (default 10) and the rest of the process at its own priority; 0 leaves the thread alone', () => {
+    expect(loadConfig({ ...CLOUD }).webhookSenderNice).toBe(SENDER_NICE);
+    expect(SENDER_NICE).toBe(10);
+    expect(loadConfig({ ...CLOUD, WEBHOOK_SENDER_NICE: '0' }).webhookSenderNice).toBe(0);
+    expect(() => loadConfig({ ...CLOUD, WEBHOOK_SENDER_NICE: '20' })).toThrow(/WEBHOOK_SENDER_NICE/);
+  });
+
+  it.runIf(lane === 'postgres' && process.platform === 'linux')('on Linux the sender thread runs at nice 10 (its own thread only), and a delivery still goes out at once', async () => {
+    /** A thread's nice value as the kernel shows it (/proc/<pid>/task/<tid>/stat, field 19). */
+    const niceOf = (tid: number) => {
+      const stat = fs.readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const own = niceOf(process.pid);
+    const threadsBefore = new Set(fs.readdirSync(`/proc/${process.pid}/task`));
+    const t = await createTestApp({ env: CLOUD });
+    t.clock.set(systemClock.now());
+    const r = await t.seedTenant();
+    const menu = await seedMenu(t, r.id);
+    const [admin, staff] = [await r.adminCookie(), await r.staffCookie()];
+    const rx = await startReceiver();
+    expect((await t.req({ method: 'POST', url: '/api/v1/webhooks', cookie: admin, payload: { url: rx.url, events: ['order.created'] } })).statusCode).toBe(201);
+    await t.app.consumers.idle();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const sender = t.services.webhooks.sender as ThreadSender;
+    await until(() => sender.priority !== null, 15_000, 'the thread reporting its priority');
+    const { tid, nice } = sender.priority!;
+    expect(nice).toBe(Math.max(own, 10));
+    expect(threadsBefore.has(String(tid))).toBe(false);
+    expect(niceOf(tid)).toBe(Math.max(own, 10));
+    expect(os.getPriority(tid)).toBe(Math.max(own, 10));
+    // Only that thread: the main thread (the requests, the sync pushes) keeps the process's own priority.
+    expect(niceOf(process.pid)).toBe(own);
+    expect(os.getPriority()).toBe(own);
+    // Idle machine: the lower priority does not hold a live delivery back.
+    const started = Date.now();
+    const res = await t.req({ method: 'POST', url: '/api/v1/orders', cookie: staff, payload: orderBody(menu) });
+    expect(res.statusCode, res.body).toBe(201);
+    await until(() => rx.requests.length === 1, 5_000, 'the delivery');
+    expect(rx.requests[0]!.at - started).toBeLessThan(2_000);
+    await t.app.close();
+    expect(sender.priority).toBe(null);
+  });
+
+  it.runIf(lane === 'postgres' && process.platform === 'linux')("WEBHOOK_SENDER_NICE=0: the thread runs at the process's own priority", async () => {
+    const t = await createTestApp({ env: { ...CLOUD, WEBHOOK_SENDER_NICE: '0' } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const sender = t.services.webhooks.sender as ThreadSender;
+    await until(() => sender.running, 5_000, 'the thread');
+    // The thread is up and ran its first pass: had it lowered its priority, it would have said so first.
+    await sender.runDue();
+    expect(sender.priority).toBe(null);
+    await t.app.close();
   });
 });
