@@ -19,7 +19,10 @@
  * Webhooks (issue 16): a cloud webhook for the order events, made before the outage, and a receiver
  * on 127.0.0.1: the cloud sends every order event of the outage while it takes the catch-up; after
  * it, the queue must empty, each delivery id reach the receiver once, one order.created per order
- * (BENCH_SYNC_WEBHOOKS=0: no webhook).
+ * (BENCH_SYNC_WEBHOOKS=0: no webhook). The queue is watched from the push's end until it is empty (the
+ * deliveries may trail the push: the sender thread runs at a lower priority); the receiver's CPU over
+ * the push is printed apart (BENCH_RECEIVER_NICE=<n>: the receiver at that nice value, a stand-in for a
+ * partner's server that is not on this machine).
  *
  *   npx tsx bench/sync-catchup.bench.ts
  *   BENCH_SYNC_SCENARIOS=8h,7d BENCH_SYNC_REPEAT=1 BENCH_SYNC_ORDERS_PER_DAY=1000 BENCH_SYNC_WEB_PER_DAY=100
@@ -47,7 +50,7 @@ import { assertDurability } from './lib/seed.js';
 import { cloudAdminCookie, compareOrders, mib, rssSampler, sqliteCounter, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
 import { phaseFigures, phaseSampler, type PhaseMemory } from './lib/sync-counters.js';
 import { benchConfig } from './lib/tmp.js';
-import { cpuMsOf, machineCpuMs, pgCpuBetween, readPgCpu, tableBytes, threadCpuMsOf } from './lib/pg-cpu.js';
+import { cpuMsOf, machineCpuMs, pgCpuBetween, readPgCpu, runWaitMsOf, tableBytes, threadCpuMsOf, threadNiceOf } from './lib/pg-cpu.js';
 import { nodeFlagsFrom, startServer, type BenchServer } from './lib/child.js';
 import { buildCompiledChildren } from './lib/compiled.js';
 import pg from 'pg';
@@ -677,6 +680,10 @@ async function compareInsights(rt: Runtime, info: CloudInfo, cloudUrl?: string):
  * is queued and sent while the catch-up runs.
  */
 interface WebhookProbe {
+  /** The receiver's process (its CPU over the push; BENCH_RECEIVER_NICE). */
+  pid: number;
+  /** Watches the cloud's queue from the end of the push on (QueueWatch). */
+  watch: QueueWatch | null;
   /** Per delivery id, the X-Service-Attempt of each request the receiver got. */
   stats(): Promise<{ requests: number; ids: Map<string, number[]> }>;
   close(): Promise<void>;
@@ -684,7 +691,13 @@ interface WebhookProbe {
 
 async function startWebhooks(server: Awaited<ReturnType<typeof startCloud>>['server'], at: Date): Promise<WebhookProbe> {
   const receiver = await startServer('receiver');
+  // BENCH_RECEIVER_NICE=<n>: the receiver at a lower priority, as a stand-in for a partner's server that is not on
+  // this machine (by default it shares the two cores with the cloud, PostgreSQL and the appliance).
+  const nice = Number(process.env.BENCH_RECEIVER_NICE ?? 0);
+  if (nice > 0) os.setPriority(receiver.child.pid!, Math.min(19, nice));
   const probe: WebhookProbe = {
+    pid: receiver.child.pid!,
+    watch: null,
     stats: () =>
       new Promise((resolve) => {
         const onMessage = (m: { type?: string; requests: number; ids: Array<[string, number[]]> }) => {
@@ -710,22 +723,74 @@ async function startWebhooks(server: Awaited<ReturnType<typeof startCloud>>['ser
   return probe;
 }
 
+/**
+ * When the cloud's webhook queue is empty after the push: started when the push ends (the catch-up's end in
+ * BENCH_SYNC_MODE=inprocess), it polls every 100 ms, while the pull and the checks run, until the webhooks
+ * consumer has read the tenant's change log up to where it stood at the start (every delivery the push
+ * brings is queued) and no delivery is pending. So the time stays right when deliveries trail the push.
+ */
+class QueueWatch {
+  /** performance.now() at the start, at the catch-up's end, and when the queue was found empty. */
+  readonly startedAt = performance.now();
+  catchupEndAt: number | null = null;
+  private readonly done: Promise<{ emptyAt: number | null; cloudCpuMs: number | null; sender: { ms: number; nice: number } | null }>;
+
+  /** `threadsBefore`: the cloud's threads' CPU at the push's start, for the sender thread's CPU from then until the queue is empty. */
+  constructor(info: CloudInfo, cloudPid: number, threadsBefore?: Map<number, number>) {
+    const cloudBefore = cpuMsOf(cloudPid);
+    this.done = (async () => {
+      const client = new pg.Client({ connectionString: info.pgUrl });
+      await client.connect();
+      try {
+        const target = Number((await client.query(`select last_seq from change_seq where tenant_id = $1`, [info.tenantId])).rows[0]?.last_seq ?? 0);
+        for (;;) {
+          const { rows } = await client.query(
+            `select coalesce((select last_seq from change_consumers where consumer = 'webhooks' and tenant_id = $1), 0) as seq,
+                    exists (select 1 from webhook_deliveries where status = 'pending') as pending`,
+            [info.tenantId],
+          );
+          if (Number(rows[0].seq) >= target && !rows[0].pending) break;
+          if (performance.now() - this.startedAt > 300_000) return { emptyAt: null, cloudCpuMs: null, sender: null };
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const emptyAt = performance.now();
+        const cloudAfter = cpuMsOf(cloudPid);
+        // The sender thread: the cloud's busiest thread after its main thread over the push and the drain (it sends and queues every delivery).
+        const nice = threadNiceOf(cloudPid);
+        const busiest = threadsBefore
+          ? [...threadCpuMsOf(cloudPid)]
+              .filter(([tid]) => tid !== cloudPid)
+              .map(([tid, ms]) => ({ tid, ms: ms - (threadsBefore.get(tid) ?? 0) }))
+              .sort((a, b) => b.ms - a.ms)[0]
+          : undefined;
+        return { emptyAt, cloudCpuMs: cloudBefore !== null && cloudAfter !== null ? cloudAfter - cloudBefore : null, sender: busiest ? { ms: busiest.ms, nice: nice.get(busiest.tid) ?? 0 } : null };
+      } finally {
+        await client.end();
+      }
+    })();
+  }
+
+  /** When the queue was found empty, in ms after the push's end and after the catch-up's end (negative: before it), and the cloud's CPU from the push's end until then. */
+  async result(): Promise<{ afterPushMs: number; afterCatchupMs: number; cloudCpuMs: number | null; sender: { ms: number; nice: number } | null } | null> {
+    const { emptyAt, cloudCpuMs, sender } = await this.done;
+    if (emptyAt === null) return null;
+    return { afterPushMs: emptyAt - this.startedAt, afterCatchupMs: emptyAt - (this.catchupEndAt ?? this.startedAt), cloudCpuMs, sender };
+  }
+}
+
 /** After the catch-up: until the cloud's queue is empty; every delivery delivered once, one order.created per order of the outage. */
 async function drainWebhooks(info: CloudInfo, probe: WebhookProbe, since: Date): Promise<{ result: CatchupResult['webhooks']; problems: string[] }> {
   const client = new pg.Client({ connectionString: info.pgUrl });
   await client.connect();
-  const t0 = performance.now();
   const problems: string[] = [];
   try {
     const count = async (q: string, args: unknown[] = []) => Number((await client.query(q, args)).rows[0].n);
-    while ((await count(`select count(*) as n from webhook_deliveries where status = 'pending'`)) > 0) {
-      if (performance.now() - t0 > 120_000) {
-        problems.push('webhooks: deliveries still pending 120 s after the catch-up');
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const drainMs = performance.now() - t0;
+    const empty = await probe.watch?.result();
+    if (!empty) problems.push('webhooks: deliveries still pending 300 s after the push');
+    const drainMs = empty ? Math.max(0, empty.afterCatchupMs) : Number.NaN;
+    if (empty) console.log(`  webhook queue empty ${sec(empty.afterPushMs)} s after the push's end, ${sec(empty.afterCatchupMs)} s after the catch-up's end; the cloud's CPU from the push's end until then ${empty.cloudCpuMs === null ? '?' : sec(empty.cloudCpuMs)} s`);
+    const deliveriesNow = await count(`select count(*) as n from webhook_deliveries`);
+    if (empty?.sender) console.log(`  the webhook sender thread's CPU from the push's start until the queue was empty: ${sec(empty.sender.ms)} s${empty.sender.nice ? ` (nice ${empty.sender.nice})` : ''}, ${((empty.sender.ms * 1000) / Math.max(1, deliveriesNow)).toFixed(0)} µs per delivery (${deliveriesNow}; it also queues them: the change-log consumer)`);
     const deliveries = await count(`select count(*) as n from webhook_deliveries`);
     const failed = await count(`select count(*) as n from webhook_deliveries where status = 'failed'`);
     const orderCreated = await count(`select count(*) as n from webhook_deliveries where event_type = 'order.created'`);
@@ -837,7 +902,11 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
     // Reconnect: push until acknowledged, pull until has_more=false; customers keep ordering.
     transport.reset();
     server.child.send({ type: 'sql-profile', action: 'reset', label: 'push' }); // BENCH_SQL_PROFILE=1: profile the catch-up only (compiled mode: the push and the pull apart)
-    const timed = appliance ? await catchupInChild(appliance, server, sampler!, cookie, info) : await catchupInProcess(rt, engine, transport, server, cookie, info, log);
+    const timed = appliance ? await catchupInChild(appliance, server, sampler!, cookie, info, hooks) : await catchupInProcess(rt, engine, transport, server, cookie, info, log);
+    if (hooks) {
+      hooks.watch ??= new QueueWatch(info, server.child.pid!);
+      hooks.watch.catchupEndAt = performance.now();
+    }
     let memory: CatchupResult['memory'] = null;
     if (appliance) {
       // Not timed: the web orders that came in after the last page; then the appliance stops and this process opens its file to compare.
@@ -921,7 +990,7 @@ async function analyzeCloud(url: string): Promise<string> {
 type Timed = Pick<CatchupResult, 'wallMs' | 'pushMs' | 'pullMs' | 'pushBatches' | 'pushedOps' | 'pullPages' | 'pulledChanges' | 'httpPushMs' | 'httpPullMs' | 'pushBytes' | 'peakRssAppliance' | 'peakRssCloud' | 'startRssAppliance' | 'peakHeapAppliance' | 'applianceSql' | 'pullBytes'> & { during: number[] };
 
 /** The timed catch-up by the appliance child: it pushes and pulls, this process samples both children's memory per phase. */
-async function catchupInChild(appliance: BenchServer, server: BenchServer, sampler: ReturnType<typeof phaseSampler>, cookie: string, info: CloudInfo): Promise<Timed> {
+async function catchupInChild(appliance: BenchServer, server: BenchServer, sampler: ReturnType<typeof phaseSampler>, cookie: string, info: CloudInfo, hooks: WebhookProbe | null): Promise<Timed> {
   const shop = webShop(server, cookie, info.products);
   // The database's own CPU over the push (bench/lib/pg-cpu.ts): the cloud's process CPU leaves it out.
   const pgBefore = await readPgCpu(info.pgUrl);
@@ -932,6 +1001,12 @@ async function catchupInChild(appliance: BenchServer, server: BenchServer, sampl
   // Where the machine's cores went over the push: all of it (/proc/stat), the cloud's main thread apart from its other threads.
   const machineBefore = machineCpuMs();
   const threadsBefore = threadCpuMsOf(server.child.pid!);
+  // The webhook receiver's own CPU over the push (it shares the machine; a partner's would not).
+  const receiverBefore = hooks ? cpuMsOf(hooks.pid) : null;
+  let receiverPushMs: number | null = null;
+  // How long the cloud's main thread (the push's apply, the web shop's orders) and the appliance's waited for a core over the push (run queue, schedstat).
+  const waitBefore = { cloud: runWaitMsOf(server.child.pid!), appliance: runWaitMsOf(appliance.child.pid!) };
+  const waitPush: { cloud: number | null; appliance: number | null } = { cloud: null, appliance: null };
   const split: { machine: { busy: number; total: number } | null; threads: Array<{ tid: number; ms: number }> } = { machine: null, threads: [] };
   sampler.phase('push');
   const r = await ask<{ pushMs: number; pullMs: number; pushBatches: number; pushedOps: number; pullPages: number; pulledChanges: number; httpPushMs: number; httpPullMs: number; pushBytes: number; pullBytes: { total: number; max: number }; applianceSql: CatchupResult['applianceSql']; end: NodeJS.MemoryUsage; peaks: PeaksByPhase; cpuMs: { push: number; pull: number } }>(appliance, { type: 'catchup' }, 'catchup-done', (m) => {
@@ -941,6 +1016,13 @@ async function catchupInChild(appliance: BenchServer, server: BenchServer, sampl
     if (m.phase === 'pull') {
       const cloudAfter = cpuMsOf(server.child.pid!);
       if (cloudBefore !== null && cloudAfter !== null) cloudPushMs = cloudAfter - cloudBefore;
+      // From here the cloud's webhook queue is watched until it is empty (the deliveries may trail the push).
+      if (hooks) hooks.watch = new QueueWatch(info, server.child.pid!, threadsBefore);
+      const receiverAfter = hooks ? cpuMsOf(hooks.pid) : null;
+      const [cloudWait, applianceWait] = [runWaitMsOf(server.child.pid!), runWaitMsOf(appliance.child.pid!)];
+      if (waitBefore.cloud !== null && cloudWait !== null) waitPush.cloud = cloudWait - waitBefore.cloud;
+      if (waitBefore.appliance !== null && applianceWait !== null) waitPush.appliance = applianceWait - waitBefore.appliance;
+      if (receiverBefore != null && receiverAfter !== null) receiverPushMs = receiverAfter - receiverBefore;
       const machineAfter = machineCpuMs();
       if (machineBefore && machineAfter) split.machine = { busy: machineAfter.busy - machineBefore.busy, total: machineAfter.total - machineBefore.total };
       // Per thread of the cloud over the push (a thread that started meanwhile counts from its start), busiest first.
@@ -958,17 +1040,21 @@ async function catchupInChild(appliance: BenchServer, server: BenchServer, sampl
   if (machinePush && cloudPushMs !== null && cloudMainPushMs !== null && pgPush.cpuMs) {
     // The rest: the webhook receiver, the web shop and this bench process, and anything else on the machine.
     const pgMs = await pgPush.cpuMs;
-    const rest = machinePush.busy - cloudPushMs - pgMs - r.cpuMs.push;
+    const rest = machinePush.busy - cloudPushMs - pgMs - r.cpuMs.push - (receiverPushMs ?? 0);
+    const nice = threadNiceOf(server.child.pid!);
     console.log(
       `  the machine's cores over the push (/proc/stat): ${sec(machinePush.busy)} of ${sec(machinePush.total)} core-seconds busy (${((100 * machinePush.busy) / Math.max(1, machinePush.total)).toFixed(0)} %): ` +
         `the cloud's main thread ${sec(cloudMainPushMs)} s and its other threads ${sec(cloudPushMs - cloudMainPushMs)} s (busiest: ${threads
           .filter((t) => t.tid !== server.child.pid && t.ms > 0)
           .slice(0, 4)
-          .map((t) => sec(t.ms))
+          .map((t) => `${sec(t.ms)}${nice.get(t.tid) ? ` (nice ${nice.get(t.tid)})` : ''}`)
           .join(', ')} s; the webhook sender's worker thread, V8's GC and compiler threads, libuv's pool, the scrypt thread), ` +
-        `PostgreSQL ${sec(pgMs)} s, the appliance ${sec(r.cpuMs.push)} s, the rest ${sec(Math.max(0, rest))} s (the webhook receiver, the web shop, this bench)`,
+        `PostgreSQL ${sec(pgMs)} s, the appliance ${sec(r.cpuMs.push)} s, ` +
+        (receiverPushMs !== null ? `the webhook receiver ${sec(receiverPushMs)} s${Number(process.env.BENCH_RECEIVER_NICE ?? 0) > 0 ? ` (nice ${process.env.BENCH_RECEIVER_NICE})` : ''}, ` : '') +
+        `the rest ${sec(Math.max(0, rest))} s (the web shop, this bench, anything else on the machine)`,
     );
   }
+  if (waitPush.cloud !== null && waitPush.appliance !== null) console.log(`  waiting for a core over the push (run queue, /proc/<pid>/task/<tid>/schedstat): the cloud's main thread ${sec(waitPush.cloud)} s, the appliance's main thread ${sec(waitPush.appliance)} s`);
   console.log(`  appliance child's own memory at its peaks (MiB; V8 heap committed/used, of it new space; external, of it array buffers): ${peaksLine(r.peaks)}; its CPU push ${sec(r.cpuMs.push)} s, pull ${sec(r.cpuMs.pull)} s`);
   server.child.send({ type: 'sql-profile', action: 'print', label: 'pull' });
   const during = await shop.stop();

@@ -43,6 +43,38 @@ export function threadCpuMsOf(pid: number): Map<number, number> {
   return out;
 }
 
+/** The nice value of each thread of a process by thread id (empty when the process is gone). */
+export function threadNiceOf(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/**
+ * How long a thread has waited in the run queue so far, ms (the second field of
+ * /proc/<pid>/task/<tid>/schedstat): the time it was ready to run and had no core. Null where it is not readable.
+ */
+export function runWaitMsOf(pid: number, tid = pid): number | null {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The whole machine's CPU so far (the first line of /proc/stat), ms summed over its cores: `busy`
  * (everything but idle and iowait) and `total`. Null where there is no /proc/stat. With two readings
