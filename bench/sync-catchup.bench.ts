@@ -22,7 +22,7 @@
  * (BENCH_SYNC_WEBHOOKS=0: no webhook). The queue is watched from the push's end until it is empty (the
  * deliveries may trail the push: the sender thread runs at a lower priority); the receiver's CPU over
  * the push is printed apart (BENCH_RECEIVER_NICE=<n>: the receiver at that nice value, a stand-in for a
- * partner's server that is not on this machine).
+ * partner's server that is not on this machine). BENCH_CLOUD_CPUS=<list>: the cloud's threads on those cores only (taskset).
  *
  *   npx tsx bench/sync-catchup.bench.ts
  *   BENCH_SYNC_SCENARIOS=8h,7d BENCH_SYNC_REPEAT=1 BENCH_SYNC_ORDERS_PER_DAY=1000 BENCH_SYNC_WEB_PER_DAY=100
@@ -30,6 +30,7 @@
  * Generation runs with synchronous=OFF (tens of thousands of fsyncs would only slow the set-up);
  * the appliance is switched back to synchronous=FULL, checkpointed and checked before the clock starts.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -825,6 +826,9 @@ export async function runCatchup(s: Scenario, log: (m: string) => void = console
   const keepFile = process.env.BENCH_SYNC_KEEP_CLOUD;
   if (keepFile) process.env.BENCH_CLOUD_KEEP_SCHEMA = '1';
   const { server, info } = await startCloud({ compiled: MODE === 'compiled' });
+  // BENCH_CLOUD_CPUS=<list> (taskset's): the cloud's threads on these cores only, as a node with fewer cores (or a CPU
+  // quota) than its load: there its main thread and the webhook sender thread compete for the same core.
+  if (process.env.BENCH_CLOUD_CPUS) execFileSync('taskset', ['-a', '-cp', process.env.BENCH_CLOUD_CPUS, String(server.child.pid)], { stdio: 'ignore' });
   if (keepFile) fs.writeFileSync(keepFile, JSON.stringify({ scenario: s.name, schema: info.schema, info }, null, 2));
   const { config, dataDir, cleanup } = benchConfig('sync');
   const clock = new ManualClock(new Date());
