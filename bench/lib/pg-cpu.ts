@@ -22,9 +22,9 @@ export function cpuMsOf(pid: number): number | null {
   }
 }
 
-/** utime + stime of each thread of a process by thread id, ms (empty when the process is gone). */
-export function threadCpuMsOf(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
+/** The fields after the command name of each thread's /proc stat line, by thread id (empty when the process is gone). */
+function threadStats(pid: number): Map<number, string[]> {
+  const out = new Map<number, string[]>();
   let tids: string[];
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);
@@ -34,8 +34,7 @@ export function threadCpuMsOf(pid: number): Map<number, number> {
   for (const tid of tids) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+      out.set(Number(tid), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
     } catch {
       // the thread ended between the listing and the read
     }
@@ -43,24 +42,14 @@ export function threadCpuMsOf(pid: number): Map<number, number> {
   return out;
 }
 
+/** utime + stime of each thread of a process by thread id, ms (empty when the process is gone). */
+export function threadCpuMsOf(pid: number): Map<number, number> {
+  return new Map([...threadStats(pid)].map(([tid, f]) => [tid, (Number(f[11]) + Number(f[12])) * TICK_MS]));
+}
+
 /** The nice value of each thread of a process by thread id (empty when the process is gone). */
 export function threadNiceOf(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
-  let tids: string[];
-  try {
-    tids = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const tid of tids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
-    } catch {
-      // the thread ended between the listing and the read
-    }
-  }
-  return out;
+  return new Map([...threadStats(pid)].map(([tid, f]) => [tid, Number(f[16])]));
 }
 
 /**
