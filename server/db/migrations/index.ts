@@ -25,6 +25,7 @@ import * as m0024 from './0024_printing.js';
 import * as m0025 from './0025_till.js';
 import * as m0026 from './0026_journal.js';
 import * as m0027 from './0027_change_log_as_sent.js';
+import * as m0028 from './0028_webhook_deliveries_fillfactor.js';
 
 /**
  * Every migration, in order. Forward-only and additive (new tables, nullable or defaulted
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration> = {
   '0025_till': m0025,
   '0026_journal': m0026,
   '0027_change_log_as_sent': m0027,
+  '0028_webhook_deliveries_fillfactor': m0028,
 };
 
 export const SCHEMA_VERSION = Object.keys(migrations).length;
