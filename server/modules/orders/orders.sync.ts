@@ -960,7 +960,7 @@ export const ordersSync: EntityDescriptor[] = [
         if (ctx.mode !== 'adopt') throw new RejectOp('Een momentopname van een bestelling komt alleen uit de cloud.');
         const p = change.payload as CreatedPayload & { history_rows?: OrderStatusHistoryTable[] };
         const created = await applyCreated(trx, store, change, ctx);
-        if (created.order || created.inserted) {
+        if (created.inserted) {
           order = created.order;
         } else {
           // Already here (a page applied again): take the cloud's status and payment as a pull would.

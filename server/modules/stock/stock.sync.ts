@@ -89,12 +89,11 @@ const recipeSync: EntityDescriptor = {
   },
 };
 
-/** A movement of a payload as a ledger row of this tenant: its known columns (as `pick` keeps them) and the tenant, in one object. */
+/** A movement of a payload as a ledger row of this tenant: its known columns (`pick`) and the tenant, in the one object `pick` made. */
 function movementRow(m: Record<string, unknown>, tenantId: string): MovementRow {
-  const row: Record<string, unknown> = {};
-  for (const k of MOVEMENT_COLUMNS) if (k in m) row[k] = m[k];
+  const row = pick<MovementRow>(m, MOVEMENT_COLUMNS);
   row.tenant_id = tenantId;
-  return row as unknown as MovementRow;
+  return row as MovementRow;
 }
 
 const pairKey = (p: Pair) => `${p.product_id}\u0000${p.location_id}`;
