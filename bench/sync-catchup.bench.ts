@@ -48,7 +48,7 @@ import { TxBatch } from '../sync/apply-helpers.js';
 import { httpTransport } from '../sync/transport.js';
 import { machine, percentile, table } from './lib/format.js';
 import { assertDurability } from './lib/seed.js';
-import { cloudAdminCookie, compareOrders, mib, rssSampler, sqliteCounter, startCloud, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
+import { cloudAdminCookie, compareOrders, mib, rssSampler, sqliteCounter, startCloud, subscribeWebhook, TimedTransport, webOrders, webShop, type CloudInfo } from './lib/sync.js';
 import { phaseFigures, phaseSampler, type PhaseMemory } from './lib/sync-counters.js';
 import { benchConfig } from './lib/tmp.js';
 import { cpuMsOf, machineCpuMs, pgCpuBetween, readPgCpu, runWaitMsOf, tableBytes, threadCpuMsOf, threadNiceOf } from './lib/pg-cpu.js';
@@ -711,16 +711,7 @@ async function startWebhooks(server: Awaited<ReturnType<typeof startCloud>>['ser
       }),
     close: () => receiver.stop(),
   };
-  await new Promise<void>((resolve, reject) => {
-    const onMessage = (m: { type?: string; error?: string }) => {
-      if (m?.type !== 'webhook-done') return;
-      server.child.off('message', onMessage);
-      if (m.error) reject(new Error(m.error));
-      else resolve();
-    };
-    server.child.on('message', onMessage);
-    server.child.send({ type: 'webhook', url: `${receiver.url}/hook`, at: at.toISOString() });
-  });
+  await subscribeWebhook(server, `${receiver.url}/hook`, at);
   return probe;
 }
 

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { cloudAdminCookie, sleep, startCloud } from './lib/sync.js';
+import { cloudAdminCookie, sleep, startCloud, subscribeWebhook } from './lib/sync.js';
 
 const ORDERS = Number(process.env.BENCH_WH_ORDERS ?? 200);
 const WARMUP = Number(process.env.BENCH_WH_WARMUP ?? 20);
@@ -35,16 +35,7 @@ const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
 const { server, info } = await startCloud();
 try {
-  await new Promise<void>((resolve, reject) => {
-    const onMessage = (m: { type?: string; error?: string }) => {
-      if (m?.type !== 'webhook-done') return;
-      server.child.off('message', onMessage);
-      if (m.error) reject(new Error(m.error));
-      else resolve();
-    };
-    server.child.on('message', onMessage);
-    server.child.send({ type: 'webhook', url, at: new Date().toISOString() });
-  });
+  await subscribeWebhook(server, url, new Date());
   const cookie = await cloudAdminCookie(server.url);
   const answered = new Map<string, number>();
   for (let i = 0; i < WARMUP + ORDERS; i++) {

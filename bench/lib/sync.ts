@@ -44,6 +44,20 @@ export function webOrders(server: BenchServer, n: number, from: Date, minutesApa
   });
 }
 
+/** Asks the cloud child to subscribe the bench tenant to webhooks at `url` (its admin's subscription, made at `at`); resolves once it is in place. */
+export function subscribeWebhook(server: BenchServer, url: string, at: Date): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: { type?: string; error?: string }) => {
+      if (m?.type !== 'webhook-done') return;
+      server.child.off('message', onMessage);
+      if (m.error) reject(new Error(m.error));
+      else resolve();
+    };
+    server.child.on('message', onMessage);
+    server.child.send({ type: 'webhook', url, at: at.toISOString() });
+  });
+}
+
 /**
  * Peak resident set of this process and of other processes (by pid, from /proc), sampled every 50 ms;
  * also this process's peak V8 heap (`heapUsed`) and its RSS when the sampler started.
